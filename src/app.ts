@@ -1,0 +1,93 @@
+import cors from '@fastify/cors';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { randomIds, systemClock, type Clock, type IdGenerator } from './core/runtime.ts';
+import type { ServiceDeps } from './core/resource-service.ts';
+import { EventBus } from './events/bus.ts';
+import { registerJsonBody } from './http/body.ts';
+import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
+import { requestIdOf } from './http/request-id.ts';
+import { RouteTable } from './http/route-table.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { healthRoutes } from './resources/health/routes.ts';
+import { projectRoutes } from './resources/projects/routes.ts';
+import { ProjectService } from './resources/projects/service.ts';
+import { MemoryStore } from './store/memory/store.ts';
+import { seed } from './store/seed.ts';
+import type { Store } from './store/store.ts';
+
+export interface AppDeps {
+  config?: Partial<Pick<Config, 'bodyLimit' | 'logLevel'>>;
+  /** The store to serve; default: a new in-memory store. */
+  store?: Store;
+  /** Load the sample records into the store (default true). */
+  seed?: boolean;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** A logger to use instead of Fastify's pino instance at `config.logLevel`. */
+  logger?: FastifyBaseLogger;
+}
+
+export interface Services {
+  projects: ProjectService;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    store: Store;
+  }
+}
+
+/** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
+export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
+  const store = deps.store ?? new MemoryStore();
+  const clock = deps.clock ?? systemClock;
+  const ids = deps.ids ?? randomIds;
+
+  const app = Fastify({
+    ...(deps.logger
+      ? { loggerInstance: deps.logger }
+      : { logger: { level: deps.config?.logLevel ?? 'info', redact: ['req.headers.authorization'] } }),
+    bodyLimit: deps.config?.bodyLimit ?? 1_048_576,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    genReqId: requestIdOf,
+    frameworkErrors,
+    return503OnClosing: false,
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const routes = new RouteTable();
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api')) routes.add(route.url, route.method);
+  });
+  registerJsonBody(app);
+  registerErrorHandling(app, routes);
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Content-Type', 'X-Actor', 'X-Request-Id', 'If-Match', 'If-None-Match'],
+    exposedHeaders: ['X-Request-Id', 'ETag', 'Allow'],
+    optionsSuccessStatus: 204,
+    maxAge: 600,
+  });
+
+  const events = new EventBus(app.log);
+  const serviceDeps: ServiceDeps = { store, clock, ids, events };
+  const services: Services = {
+    projects: new ProjectService(serviceDeps),
+  };
+  app.decorate('services', services);
+  app.decorate('store', store);
+
+  healthRoutes(app, clock);
+  projectRoutes(app, services.projects);
+
+  if (deps.seed ?? true) await seed(store);
+  app.addHook('onClose', async () => store.close());
+  return app;
+}

@@ -1,0 +1,180 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { TObject } from 'typebox';
+import { notFound, validationError, type ErrorDetail } from '../errors.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { DomainEvent, RequestContext, ResourceType } from '../events/types.ts';
+import { defaultsOf, withDefaults } from '../schemas/common.ts';
+import type { Store } from '../store/store.ts';
+import type { Collection, Entity, Filter } from '../store/types.ts';
+import { iso, nextTimestamp, type Clock, type IdGenerator } from './runtime.ts';
+
+export interface ServiceDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly events: EventBus;
+}
+
+type Stamped = Entity & { readonly createdAt: string; readonly updatedAt?: string };
+
+/**
+ * What makes one resource different from another: its collection, how a body becomes a record,
+ * and its rules. Everything else (404s, timestamps, change detection, events) is the generic service's.
+ */
+export interface ResourceDef<T extends Stamped, C extends object, U extends object> {
+  readonly type: ResourceType;
+  /** Used in messages: "Task 'task_x' was not found". */
+  readonly label: string;
+  readonly idPrefix: string;
+  /** Whether records carry `updatedAt` (set at create, refreshed by every update). */
+  readonly updatedAt: boolean;
+  readonly collection: (store: Store) => Collection<T>;
+  /** The create body schema; its defaults are applied to every create, whoever calls the service. */
+  readonly createSchema: TObject;
+  /** A new record from a create body with its defaults filled. `id`, `createdAt` (and `updatedAt`) are set by the caller. */
+  build(input: C, now: string): Omit<T, 'id' | 'createdAt' | 'updatedAt'>;
+  /**
+   * How an update body applies. `'replace'`: the record is built anew from the body as on create (omitted
+   * fields take their defaults), keeping `id` and `createdAt`. A function: returns the record after the
+   * body is applied (timestamps excluded). Absent: the resource has no update.
+   */
+  readonly apply?: 'replace' | ((previous: T, input: U, now: string) => T);
+  /** Problems with the references a new or changed record makes (a task's project must exist, …). */
+  check?(record: T, tx: Store, previous?: T): Promise<ErrorDetail[]>;
+  /** Deletes or detaches what depends on a record being deleted. */
+  cascade?(record: T, tx: Store, now: string): Promise<void>;
+}
+
+/** Fields that are bookkeeping, not content: a change to them alone is no change. */
+const BOOKKEEPING = new Set(['updatedAt']);
+
+export class ResourceService<T extends Stamped, C extends object = object, U extends object = object> {
+  private readonly defaults: Readonly<Record<string, unknown>>;
+
+  constructor(
+    protected readonly def: ResourceDef<T, C, U>,
+    protected readonly deps: ServiceDeps,
+  ) {
+    this.defaults = defaultsOf(def.createSchema);
+  }
+
+  protected get collection(): Collection<T> {
+    return this.def.collection(this.deps.store);
+  }
+
+  async get(id: string): Promise<T> {
+    const record = await this.collection.get(id);
+    if (!record) throw notFound(this.def.label, id);
+    return record;
+  }
+
+  async list(filter: Filter<T> = {}): Promise<T[]> {
+    return this.collection.list(filter);
+  }
+
+  async create(input: C, ctx: RequestContext = {}): Promise<T> {
+    const now = iso(this.deps.clock.now());
+    const record = await this.deps.store.transaction(async (tx) => {
+      const fields = this.def.build(withDefaults(this.defaults, input) as C, now);
+      const record = {
+        id: this.deps.ids(this.def.idPrefix),
+        ...fields,
+        createdAt: now,
+        ...(this.def.updatedAt ? { updatedAt: now } : {}),
+      } as unknown as T;
+      await this.assertValid(record, tx);
+      await this.def.collection(tx).insert(record);
+      return record;
+    });
+    await this.publish('created', record, undefined, ctx);
+    return record;
+  }
+
+  /**
+   * Applies an update body. `updatedAt` is always refreshed (strictly later); an update that changes no
+   * field stores nothing else and publishes no event.
+   */
+  async update(id: string, input: U, ctx: RequestContext = {}): Promise<T> {
+    const apply = this.def.apply;
+    if (!apply) throw new Error(`${this.def.label} has no update`);
+    if (apply === 'replace') {
+      return this.change(id, ctx, (previous, now) => ({
+        ...previous,
+        ...this.def.build(withDefaults(this.defaults, input) as unknown as C, now),
+      }));
+    }
+    return this.change(id, ctx, (previous, now) => apply(previous, input, now));
+  }
+
+  /** Writes `next(previous)` to the record `id` as one change: checked, stamped and published. */
+  protected async change(id: string, ctx: RequestContext, next: (previous: T, now: string) => T): Promise<T> {
+    const { record, previous, changed } = await this.deps.store.transaction(async (tx) => {
+      const collection = this.def.collection(tx);
+      const previous = await collection.get(id);
+      if (!previous) throw notFound(this.def.label, id);
+      let record = next(previous, iso(this.deps.clock.now()));
+      const changed = changedFields(previous, record);
+      if (changed.length > 0) await this.assertValid(record, tx, previous);
+      if (this.def.updatedAt) {
+        record = { ...record, updatedAt: nextTimestamp(this.deps.clock, previous.updatedAt!) };
+      }
+      await collection.replace(record);
+      return { record, previous, changed };
+    });
+    if (changed.length > 0) await this.publish('updated', record, previous, ctx, changed);
+    return record;
+  }
+
+  async remove(id: string, ctx: RequestContext = {}): Promise<T> {
+    const record = await this.deps.store.transaction(async (tx) => {
+      const record = await this.def.collection(tx).get(id);
+      if (!record) throw notFound(this.def.label, id);
+      await this.def.cascade?.(record, tx, iso(this.deps.clock.now()));
+      await this.def.collection(tx).delete(id);
+      return record;
+    });
+    await this.publish('deleted', record, record, ctx);
+    return record;
+  }
+
+  private async assertValid(record: T, tx: Store, previous?: T): Promise<void> {
+    const problems = (await this.def.check?.(record, tx, previous)) ?? [];
+    if (problems.length > 0) throw validationError(problems);
+  }
+
+  protected async publish(
+    kind: DomainEvent['kind'],
+    record: T,
+    previous: T | undefined,
+    ctx: RequestContext,
+    changed?: string[],
+  ): Promise<void> {
+    await this.deps.events.publish([
+      {
+        id: this.deps.ids('evt'),
+        type: `${this.def.type}.${kind}`,
+        resourceType: this.def.type,
+        kind,
+        record,
+        ...(kind === 'created' ? {} : { previous }),
+        ...(changed ? { changed } : {}),
+        actor: ctx.actor ?? 'system',
+        at: iso(this.deps.clock.now()),
+      },
+    ]);
+  }
+}
+
+/** Names of the content fields whose values differ between two versions of a record. */
+export function changedFields<T extends object>(before: T, after: T): string[] {
+  if (before === after) return [];
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const changed: string[] = [];
+  for (const key of keys) {
+    if (BOOKKEEPING.has(key)) continue;
+    const a = (before as Record<string, unknown>)[key];
+    const b = (after as Record<string, unknown>)[key];
+    if (a !== b && !isDeepStrictEqual(a, b)) changed.push(key);
+  }
+  return changed;
+}

@@ -1,0 +1,36 @@
+/** The kinds of record the service keeps, as they appear in `resourceType` and event names. */
+export type ResourceType =
+  | 'project'
+  | 'task'
+  | 'team'
+  | 'comment'
+  | 'milestone'
+  | 'time_entry'
+  | 'webhook'
+  | 'activity'
+  | 'notification';
+
+export type ChangeKind = 'created' | 'updated' | 'deleted';
+
+/**
+ * One change made through the interface, published after the write succeeded.
+ * `previous` is the record before an update or delete; `changed` names the fields an update altered.
+ */
+export interface DomainEvent<T = unknown> {
+  readonly id: string;
+  readonly type: `${ResourceType}.${ChangeKind}`;
+  readonly resourceType: ResourceType;
+  readonly kind: ChangeKind;
+  readonly record: T;
+  readonly previous?: T;
+  readonly changed?: readonly string[];
+  /** Who caused it: the `X-Actor` header, else `system`. */
+  readonly actor: string;
+  readonly at: string;
+}
+
+/** Who is making a request, as the services see it. */
+export interface RequestContext {
+  /** The `X-Actor` header, when sent. */
+  readonly actor?: string;
+}

@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { toDetails } from './validation.ts';
+import type { RouteTable } from './route-table.ts';
+
+/** Fastify's own error codes, mapped onto the service's. */
+const FRAMEWORK_ERRORS: Record<string, (e: FastifyError) => AppError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError(400, 'INVALID_JSON', 'The request body is empty'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new AppError(400, 'VALIDATION_ERROR', 'The Content-Length header does not match the body'),
+  FST_ERR_BAD_URL: () => new AppError(400, 'VALIDATION_ERROR', 'The request path is not a valid URL'),
+  FST_ERR_BAD_STATUS_CODE: () => new AppError(500, 'INTERNAL_ERROR', 'Internal error'),
+};
+
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError & { validationContext?: string; type?: string };
+  if (e?.validation) {
+    const details = toDetails(e.validation as never, e.validationContext);
+    const where = e.validationContext === 'querystring' ? 'query string' : e.validationContext;
+    const message =
+      details.length === 1 ? `${details[0]!.field}: ${details[0]!.message}` : `The ${where ?? 'request'} is invalid`;
+    return new AppError(400, 'VALIDATION_ERROR', message, details);
+  }
+  if (e?.code && FRAMEWORK_ERRORS[e.code]) return FRAMEWORK_ERRORS[e.code]!(e);
+  // Errors of the JSON parser and of raw-body reading that carry no Fastify code.
+  if (e instanceof SyntaxError) return new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON');
+  if (e?.type === 'entity.too.large') return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.statusCode).type('application/json; charset=utf-8').send(err.toBody());
+}
+
+/** Errors Fastify raises before routing (a malformed URL): answered in the service's shape too. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, toAppError(error) ?? new AppError(400, 'VALIDATION_ERROR', 'The request is invalid'));
+}
+
+/** One error handler for the whole service, and the 404/405 answer for paths with no route. */
+export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  app.setErrorHandler((error, request, reply) => {
+    const known = toAppError(error);
+    if (known) {
+      if (known.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+      return sendError(reply, known);
+    }
+    const status = (error as FastifyError).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // A client error Fastify raised that has no mapping above: keep its status, hide its internals.
+      request.log.info({ err: error }, 'client error');
+      return sendError(reply, new AppError(status, 'VALIDATION_ERROR', 'The request could not be processed'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, new AppError(500, 'INTERNAL_ERROR', 'Internal error'));
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const allowed = routes.methodsFor(path);
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        new AppError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, undefined, {
+          allow: allowed.join(', '),
+        }),
+      );
+    }
+    return sendError(reply, new AppError(404, 'NOT_FOUND', `No route for ${request.method} ${path}`));
+  });
+}

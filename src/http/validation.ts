@@ -1,0 +1,119 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { NOT_BLANK_PATTERN } from '../schemas/common.ts';
+import type { ErrorDetail } from '../errors.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
+
+const base: Options = {
+  allErrors: true, // report every bad field at once
+  useDefaults: true,
+  removeAdditional: true, // drop properties a body schema does not declare (additionalProperties: false)
+  strict: false, // schemas carry OpenAPI annotations (examples, description) ajv does not know
+  messages: true,
+};
+
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ ...base, ...options });
+  addFormats(ajv, ['date', 'date-time', 'uri', 'email']);
+  // ISO 8601 instant: a date alone (midnight UTC) or a date-time with optional seconds and zone (UTC when absent).
+  ajv.addFormat('iso-instant', {
+    type: 'string',
+    validate: (s: string) =>
+      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(parseInstant(s)),
+  });
+  return ajv;
+}
+
+/** Milliseconds since the epoch for an `iso-instant` string; a missing zone means UTC. */
+export function parseInstant(s: string): number {
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(s) && s.includes('T');
+  return Date.parse(hasZone || !s.includes('T') ? s : `${s}Z`);
+}
+
+// Bodies are JSON: their types are taken as sent, never coerced ("42" is not a number).
+const bodyAjv = makeAjv({ coerceTypes: false });
+// Query strings and path parameters are text: their schema says how to read them (`limit=5` is 5).
+// Not 'array' coercion: a parameter given twice is an error, not silently the first value.
+const textAjv = makeAjv({ coerceTypes: true });
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+};
+
+/** Turns ajv's errors into one `{ field, message }` per problem, in words a caller can act on. */
+export function toDetails(errors: readonly ErrorObject[], part: string | undefined): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const e of errors) {
+    const detail = { field: fieldOf(e, part), message: messageOf(e) };
+    const key = `${detail.field}\0${detail.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      details.push(detail);
+    }
+  }
+  return details;
+}
+
+function fieldOf(e: ErrorObject, part: string | undefined): string {
+  const segments = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty));
+  let field = '';
+  for (const s of segments) field += /^\d+$/.test(s) ? `[${s}]` : field ? `.${s}` : s;
+  return field || (part === 'body' ? 'body' : (part ?? 'request'));
+}
+
+function messageOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'type': {
+      const t = Array.isArray(p.type) ? p.type.join(' or ') : String(p.type);
+      return e.instancePath === '' && t === 'object' ? 'must be a JSON object' : `must be ${article(t)}`;
+    }
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'pattern':
+      return p.pattern === NOT_BLANK_PATTERN ? 'must not be blank' : `must match the pattern ${String(p.pattern)}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    case 'format':
+      return formatMessage(String(p.format));
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+function article(type: string): string {
+  if (type === 'null') return 'null';
+  if (type.includes(' or ')) return type;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function formatMessage(format: string): string {
+  switch (format) {
+    case 'date':
+      return 'must be a calendar date (YYYY-MM-DD)';
+    case 'date-time':
+    case 'iso-instant':
+      return 'must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00Z';
+    case 'uri':
+      return 'must be an absolute URL';
+    default:
+      return `must be a valid ${format}`;
+  }
+}

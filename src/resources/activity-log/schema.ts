@@ -1,0 +1,44 @@
+import { Type, type Static } from 'typebox';
+import { Body, Id, LIMITS, Query, RequiredText, Text, Timestamp } from '../../schemas/common.ts';
+
+export const ActivityEntry = Type.Object({
+  id: Id('act'),
+  action: Type.String(),
+  actor: Type.String(),
+  resourceType: Type.String(),
+  resourceId: Type.String(),
+  summary: Type.String(),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  timestamp: Timestamp,
+});
+export type ActivityEntry = Static<typeof ActivityEntry>;
+
+export const ActivityCreate = Body({
+  action: RequiredText(LIMITS.username, { description: '`<resource>.<verb>`, e.g. `task.status_changed`', examples: ['sprint.started'] }),
+  actor: RequiredText(LIMITS.username, { examples: ['alice'] }),
+  resourceType: RequiredText(LIMITS.username, { examples: ['project'] }),
+  resourceId: RequiredText(LIMITS.name, { examples: ['proj_001'] }),
+  summary: Type.Optional(Text(LIMITS.text, { default: '' })),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { default: {} })),
+});
+export type ActivityCreate = Static<typeof ActivityCreate>;
+
+const Instant = (description: string) =>
+  Type.String({ format: 'iso-instant', description: `${description}; ISO 8601 (a date alone is midnight UTC)` });
+
+export const ActivityQuery = Query({
+  action: Type.Optional(Type.String()),
+  actor: Type.Optional(Type.String()),
+  resourceType: Type.Optional(Type.String()),
+  resourceId: Type.Optional(Type.String()),
+  since: Type.Optional(Instant('Inclusive lower bound on `timestamp`')),
+  until: Type.Optional(Instant('Inclusive upper bound on `timestamp`')),
+  limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Maximum number of entries returned' })),
+});
+export type ActivityQuery = Static<typeof ActivityQuery>;
+
+export const ActivityList = Type.Object({
+  data: Type.Array(ActivityEntry),
+  count: Type.Integer({ minimum: 0, description: 'Entries returned (after `limit`)' }),
+  total: Type.Integer({ minimum: 0, description: 'Matching entries before `limit`' }),
+});

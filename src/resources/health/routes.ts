@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { iso, type Clock } from '../../core/runtime.ts';
+import { Timestamp } from '../../schemas/common.ts';
+
+export const Health = Type.Object({ status: Type.Literal('ok'), timestamp: Timestamp });
+
+export function healthRoutes(app: FastifyInstance, clock: Clock): void {
+  app.get('/api/health', {
+    schema: {
+      operationId: 'getHealth',
+      tags: ['Health'],
+      summary: 'Liveness check',
+      response: { 200: Health },
+    },
+    handler: async () => ({ status: 'ok' as const, timestamp: iso(clock.now()) }),
+  });
+}

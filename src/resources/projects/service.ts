@@ -1,0 +1,38 @@
+import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
+import type { ErrorDetail } from '../../errors.ts';
+import { deleteProjectDependents } from '../cascade.ts';
+import { ProjectInput, type Project, type ProjectQuery } from './schema.ts';
+
+export const projectDef: ResourceDef<Project, ProjectInput, ProjectInput> = {
+  type: 'project',
+  label: 'Project',
+  idPrefix: 'proj',
+  updatedAt: true,
+  apply: 'replace',
+  collection: (store) => store.projects,
+  createSchema: ProjectInput,
+  build: (input) => ({
+    name: input.name,
+    description: input.description!,
+    status: input.status!,
+    teamId: input.teamId!,
+  }),
+  async check(project, tx) {
+    const problems: ErrorDetail[] = [];
+    if (project.teamId !== null && !(await tx.teams.get(project.teamId))) {
+      problems.push({ field: 'teamId', message: `team '${project.teamId}' does not exist` });
+    }
+    return problems;
+  },
+  cascade: (project, tx) => deleteProjectDependents(tx, project.id),
+};
+
+export class ProjectService extends ResourceService<Project, ProjectInput, ProjectInput> {
+  constructor(deps: ServiceDeps) {
+    super(projectDef, deps);
+  }
+
+  override list(query: ProjectQuery = {}): Promise<Project[]> {
+    return super.list({ status: query.status });
+  }
+}

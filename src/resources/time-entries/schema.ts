@@ -1,0 +1,41 @@
+import { Type, type Static } from 'typebox';
+import { Body, DateOnly, Description, Id, Query, Timestamp, Username, patchOf } from '../../schemas/common.ts';
+
+export const TimeEntry = Type.Object({
+  id: Id('te'),
+  taskId: Type.String(),
+  username: Type.String(),
+  hours: Type.Number(),
+  description: Type.String(),
+  date: DateOnly,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type TimeEntry = Static<typeof TimeEntry>;
+
+const Hours = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: 24,
+  description: 'Hours worked, more than 0 and at most 24; decimals are kept as sent',
+  examples: [1.5],
+});
+
+export const TimeEntryCreate = Body({
+  taskId: Id('task'),
+  username: Username,
+  hours: Hours,
+  description: Type.Optional({ ...Description, default: '' }),
+  date: Type.Optional({ ...DateOnly, description: 'Day worked, `YYYY-MM-DD`; defaults to today (UTC)' }),
+});
+export type TimeEntryCreate = Static<typeof TimeEntryCreate>;
+
+/** `taskId` is immutable: sent on an update, it is ignored. */
+export const TimeEntryPatch = patchOf(TimeEntryCreate, ['taskId']);
+export type TimeEntryPatch = Static<typeof TimeEntryPatch>;
+
+export const TimeEntryQuery = Query({
+  taskId: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  date: Type.Optional(DateOnly),
+});
+export type TimeEntryQuery = Static<typeof TimeEntryQuery>;

@@ -1,0 +1,95 @@
+import { Type, type Static, type TSchema, type TProperties, type TObject } from 'typebox';
+import { ErrorResponse } from '../errors.ts';
+
+/** Length limits shared by every resource. */
+export const LIMITS = {
+  name: 200,
+  text: 10_000,
+  username: 100,
+  url: 2_048,
+} as const;
+
+/** A non-blank string: at least one character that is not white space. */
+const NOT_BLANK = '\\S';
+export const NOT_BLANK_PATTERN = NOT_BLANK;
+
+export const Id = (prefix: string) =>
+  Type.String({ minLength: 1, maxLength: 100, description: `Identifier, \`${prefix}_…\``, examples: [`${prefix}_001`] });
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC', examples: ['2026-11-22T10:00:00.000Z'] });
+export const DateOnly = Type.String({ format: 'date', description: 'Calendar date, `YYYY-MM-DD`', examples: ['2026-11-22'] });
+
+/** A required, non-blank string of at most `max` characters. */
+export const RequiredText = (max: number, extra: object = {}) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: NOT_BLANK, ...extra });
+/** Free text that may be empty. */
+export const Text = (max: number, extra: object = {}) => Type.String({ maxLength: max, ...extra });
+
+export const Name = RequiredText(LIMITS.name);
+export const Username = RequiredText(LIMITS.username, { examples: ['alice'] });
+export const Description = Text(LIMITS.text);
+
+/** A string restricted to a closed list: one `enum`, which reads better in errors and OpenAPI than a union of literals. */
+export const StringEnum = <const T extends readonly string[]>(values: T, extra: object = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...extra });
+
+/** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`. */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const { type, ...rest } = schema as unknown as { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+};
+
+/** A request body: unknown properties are dropped by the validator, never stored or echoed. */
+export const Body = <P extends TProperties>(properties: P, extra: object = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...extra });
+
+/** A query string: unknown parameters are ignored. */
+export const Query = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export type IdParams = Static<typeof IdParams>;
+
+export const One = <T extends TSchema>(record: T) => Type.Object({ data: record });
+export const Many = <T extends TSchema>(record: T) =>
+  Type.Object({ data: Type.Array(record), count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }) });
+export const Deleted = Type.Object({
+  data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
+});
+
+/** Error answers every route can give, with the one error shape. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorResponse])) as Record<number, typeof ErrorResponse>;
+
+export type { TObject };
+
+/** The `default` of each property of an object schema, so services fill the same defaults the validator does. */
+export function defaultsOf(schema: TObject): Readonly<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    if ('default' in (prop as object)) out[key] = (prop as { default: unknown }).default;
+  }
+  return Object.freeze(out);
+}
+
+/** Fresh copies of the defaults (arrays and objects are never shared between records). */
+export function withDefaults<T extends object>(defaults: Readonly<Record<string, unknown>>, input: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(defaults)) {
+    out[key] = value !== null && typeof value === 'object' ? structuredClone(value) : value;
+  }
+  for (const [key, value] of Object.entries(input)) if (value !== undefined) out[key] = value;
+  return out as T;
+}
+
+/** The update body of a create body: every property optional, no defaults (an update changes only what is sent). */
+export function patchOf<P extends TProperties>(schema: TObject<P>, omit: readonly (keyof P)[] = []) {
+  const properties: Record<string, TSchema> = {};
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    if (omit.includes(key as keyof P)) continue;
+    const { default: _default, ...rest } = prop as TSchema & { default?: unknown };
+    properties[key] = Type.Optional(rest as TSchema);
+  }
+  return Type.Object(properties, { additionalProperties: false }) as unknown as TObject<{
+    [K in keyof P]: ReturnType<typeof Type.Optional<P[K]>>;
+  }>;
+}

@@ -1,0 +1,112 @@
+import type { Collection, Entity, Filter } from '../types.ts';
+
+/**
+ * A collection held in a Map, with a secondary index per filterable field so that a filtered list costs
+ * O(matches) rather than a scan: the smallest matching index bucket is read and the other conditions are
+ * checked on its members only. Array-valued fields are indexed by each of their elements.
+ */
+export class MemoryCollection<T extends Entity> implements Collection<T> {
+  private readonly records = new Map<string, T>();
+  /** Insertion sequence, so filtered lists come back in the same order as unfiltered ones. */
+  private readonly seq = new Map<string, number>();
+  private nextSeq = 0;
+  private readonly indexes = new Map<keyof T, Map<unknown, Set<string>>>();
+
+  constructor(indexed: readonly (keyof T)[] = []) {
+    for (const field of indexed) this.indexes.set(field, new Map());
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    return this.records.get(id);
+  }
+
+  async count(): Promise<number> {
+    return this.records.size;
+  }
+
+  async list(filter: Filter<T> = {}): Promise<T[]> {
+    const conditions = Object.entries(filter).filter(([, v]) => v !== undefined) as [keyof T, unknown][];
+    if (conditions.length === 0) return [...this.records.values()];
+
+    // Start from the smallest index bucket among the indexed conditions.
+    let candidates: Iterable<string> | undefined;
+    let smallest = Infinity;
+    for (const [field, value] of conditions) {
+      const index = this.indexes.get(field);
+      if (!index) continue;
+      const bucket = index.get(value);
+      if (!bucket) return [];
+      if (bucket.size < smallest) {
+        smallest = bucket.size;
+        candidates = bucket;
+      }
+    }
+    const matches: T[] = [];
+    if (candidates) {
+      for (const id of candidates) {
+        const record = this.records.get(id)!;
+        if (conditions.every(([f, v]) => matchesField(record[f], v))) matches.push(record);
+      }
+      if (matches.length > 1) matches.sort((a, b) => this.seq.get(a.id)! - this.seq.get(b.id)!);
+      return matches;
+    }
+    // No indexed condition: a scan, in insertion order.
+    for (const record of this.records.values()) {
+      if (conditions.every(([f, v]) => matchesField(record[f], v))) matches.push(record);
+    }
+    return matches;
+  }
+
+  async insert(record: T): Promise<void> {
+    if (this.records.has(record.id)) throw new Error(`duplicate id ${record.id}`);
+    this.records.set(record.id, record);
+    this.seq.set(record.id, this.nextSeq++);
+    this.indexAdd(record);
+  }
+
+  async replace(record: T): Promise<void> {
+    const previous = this.records.get(record.id);
+    if (!previous) throw new Error(`no record ${record.id}`);
+    this.indexRemove(previous);
+    this.records.set(record.id, record);
+    this.indexAdd(record);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const previous = this.records.get(id);
+    if (!previous) return false;
+    this.indexRemove(previous);
+    this.records.delete(id);
+    this.seq.delete(id);
+    return true;
+  }
+
+  private indexAdd(record: T): void {
+    for (const [field, index] of this.indexes) {
+      for (const value of keysOf(record[field])) {
+        let bucket = index.get(value);
+        if (!bucket) index.set(value, (bucket = new Set()));
+        bucket.add(record.id);
+      }
+    }
+  }
+
+  private indexRemove(record: T): void {
+    for (const [field, index] of this.indexes) {
+      for (const value of keysOf(record[field])) {
+        const bucket = index.get(value);
+        if (!bucket) continue;
+        bucket.delete(record.id);
+        if (bucket.size === 0) index.delete(value); // no empty buckets left behind by churn
+      }
+    }
+  }
+}
+
+function keysOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+function matchesField(actual: unknown, expected: unknown): boolean {
+  return Array.isArray(actual) ? actual.includes(expected) : actual === expected;
+}

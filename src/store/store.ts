@@ -1,0 +1,29 @@
+import type { ActivityEntry } from '../resources/activity-log/schema.ts';
+import type { Comment } from '../resources/comments/schema.ts';
+import type { Milestone } from '../resources/milestones/schema.ts';
+import type { Notification } from '../resources/notifications/schema.ts';
+import type { Project } from '../resources/projects/schema.ts';
+import type { Task } from '../resources/tasks/schema.ts';
+import type { Team } from '../resources/teams/schema.ts';
+import type { TimeEntry } from '../resources/time-entries/schema.ts';
+import type { WebhookRecord } from '../resources/webhooks/schema.ts';
+import type { ActivityLog, Collection } from './types.ts';
+
+/** Every collection of the service. */
+export interface Store {
+  readonly projects: Collection<Project>;
+  readonly tasks: Collection<Task>;
+  readonly teams: Collection<Team>;
+  readonly comments: Collection<Comment>;
+  readonly milestones: Collection<Milestone>;
+  readonly timeEntries: Collection<TimeEntry>;
+  readonly webhooks: Collection<WebhookRecord>;
+  readonly notifications: Collection<Notification>;
+  readonly activity: ActivityLog<ActivityEntry>;
+  /**
+   * Runs `work` with exclusive write access: the checks it makes (a referenced record exists) still hold
+   * when it writes, and a multi-record change (a cascade delete) is never seen half done by another write.
+   */
+  transaction<R>(work: (tx: Store) => Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import type { TestContext } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.ts';
+import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
+
+/** A clock that stands still until told to move, so timestamps in tests are exact. */
+export class FakeClock implements Clock {
+  private ms: number;
+  constructor(start = '2026-11-22T10:00:00.000Z') {
+    this.ms = Date.parse(start);
+  }
+  now(): Date {
+    return new Date(this.ms);
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+  set(iso: string): void {
+    this.ms = Date.parse(iso);
+  }
+}
+
+/** Predictable ids: `task_test00000001`, `task_test00000002`, … (one counter per prefix). */
+export function sequentialIds(): IdGenerator {
+  const counters = new Map<string, number>();
+  return (prefix) => {
+    const n = (counters.get(prefix) ?? 0) + 1;
+    counters.set(prefix, n);
+    return `${prefix}_test${String(n).padStart(8, '0')}`;
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  clock: FakeClock;
+  api: Api;
+}
+
+/** A seeded app with a fake clock and predictable ids, closed when the test ends. */
+export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestApp> {
+  const clock = new FakeClock();
+  const app = await buildApp({ clock, ids: sequentialIds(), config: { logLevel: 'silent' }, ...deps });
+  t.after(() => app.close());
+  return { app, clock, api: new Api(app) };
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  text: string;
+}
+
+/** Thin `app.inject` wrapper: JSON bodies in, parsed bodies out. */
+export class Api {
+  constructor(private readonly app: FastifyInstance) {}
+
+  async request<T = any>(opts: InjectOptions): Promise<Res<T>> {
+    const res = await this.app.inject(opts);
+    let body: any;
+    try {
+      body = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body, text: res.body };
+  }
+
+  get<T = any>(url: string, headers: Record<string, string> = {}) {
+    return this.request<T>({ method: 'GET', url, headers });
+  }
+  post<T = any>(url: string, payload?: unknown, headers: Record<string, string> = {}) {
+    return this.request<T>({ method: 'POST', url, ...jsonBody(payload), headers: { ...jsonHeaders(payload), ...headers } });
+  }
+  put<T = any>(url: string, payload?: unknown, headers: Record<string, string> = {}) {
+    return this.request<T>({ method: 'PUT', url, ...jsonBody(payload), headers: { ...jsonHeaders(payload), ...headers } });
+  }
+  patch<T = any>(url: string, payload?: unknown, headers: Record<string, string> = {}) {
+    return this.request<T>({ method: 'PATCH', url, ...jsonBody(payload), headers: { ...jsonHeaders(payload), ...headers } });
+  }
+  delete<T = any>(url: string, headers: Record<string, string> = {}) {
+    return this.request<T>({ method: 'DELETE', url, headers });
+  }
+}
+
+function jsonBody(payload: unknown) {
+  return payload === undefined ? {} : { payload: JSON.stringify(payload) };
+}
+function jsonHeaders(payload: unknown): Record<string, string> {
+  return payload === undefined ? {} : { 'content-type': 'application/json' };
+}
+
+/** Asserts the one error shape and returns its `error` object. */
+export function errorOf(res: Res): { code: string; message: string; details?: { field: string; message: string }[] } {
+  const e = res.body?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string') {
+    throw new Error(`not an error body (${res.status}): ${res.text}`);
+  }
+  return e;
+}
+
+/** The fields named in a VALIDATION_ERROR's details. */
+export function fieldsOf(res: Res): string[] {
+  return (errorOf(res).details ?? []).map((d) => d.field).sort();
+}
