@@ -9,9 +9,25 @@ import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { activityRoutes } from './resources/activity-log/routes.ts';
+import { ActivityLogService } from './resources/activity-log/service.ts';
+import { commentRoutes } from './resources/comments/routes.ts';
+import { CommentService } from './resources/comments/service.ts';
 import { healthRoutes } from './resources/health/routes.ts';
+import { milestoneRoutes } from './resources/milestones/routes.ts';
+import { MilestoneService } from './resources/milestones/service.ts';
+import { notificationRoutes } from './resources/notifications/routes.ts';
+import { NotificationService } from './resources/notifications/service.ts';
 import { projectRoutes } from './resources/projects/routes.ts';
 import { ProjectService } from './resources/projects/service.ts';
+import { taskRoutes } from './resources/tasks/routes.ts';
+import { TaskService } from './resources/tasks/service.ts';
+import { teamRoutes } from './resources/teams/routes.ts';
+import { TeamService } from './resources/teams/service.ts';
+import { timeEntryRoutes } from './resources/time-entries/routes.ts';
+import { TimeEntryService } from './resources/time-entries/service.ts';
+import { webhookRoutes } from './resources/webhooks/routes.ts';
+import { WebhookService } from './resources/webhooks/service.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
@@ -30,6 +46,14 @@ export interface AppDeps {
 
 export interface Services {
   projects: ProjectService;
+  tasks: TaskService;
+  teams: TeamService;
+  comments: CommentService;
+  milestones: MilestoneService;
+  timeEntries: TimeEntryService;
+  webhooks: WebhookService;
+  activity: ActivityLogService;
+  notifications: NotificationService;
 }
 
 declare module 'fastify' {
@@ -80,12 +104,28 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const serviceDeps: ServiceDeps = { store, clock, ids, events };
   const services: Services = {
     projects: new ProjectService(serviceDeps),
+    tasks: new TaskService(serviceDeps),
+    teams: new TeamService(serviceDeps),
+    comments: new CommentService(serviceDeps),
+    milestones: new MilestoneService(serviceDeps),
+    timeEntries: new TimeEntryService(serviceDeps),
+    webhooks: new WebhookService(serviceDeps),
+    activity: new ActivityLogService(serviceDeps),
+    notifications: new NotificationService(serviceDeps),
   };
   app.decorate('services', services);
   app.decorate('store', store);
 
   healthRoutes(app, clock);
   projectRoutes(app, services.projects);
+  taskRoutes(app, services.tasks);
+  teamRoutes(app, services.teams);
+  commentRoutes(app, services.comments);
+  milestoneRoutes(app, services.milestones);
+  timeEntryRoutes(app, services.timeEntries);
+  webhookRoutes(app, services.webhooks);
+  activityRoutes(app, services.activity);
+  notificationRoutes(app, services.notifications);
 
   if (deps.seed ?? true) await seed(store);
   app.addHook('onClose', async () => store.close());

@@ -34,13 +34,16 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
   /** A new record from a create body with its defaults filled. `id`, `createdAt` (and `updatedAt`) are set by the caller. */
   build(input: C, now: string): Omit<T, 'id' | 'createdAt' | 'updatedAt'>;
   /**
-   * How an update body applies. `'replace'`: the record is built anew from the body as on create (omitted
-   * fields take their defaults), keeping `id` and `createdAt`. A function: returns the record after the
-   * body is applied (timestamps excluded). Absent: the resource has no update.
+   * How an update body applies. `'merge'`: the fields sent replace those of the record, the rest stay.
+   * `'replace'`: the record is built anew from the body as on create (omitted fields take their defaults),
+   * keeping `id` and `createdAt`. A function: returns the record after the body is applied (timestamps
+   * excluded), for rules beyond a merge. Absent: the resource has no update.
    */
-  readonly apply?: 'replace' | ((previous: T, input: U, now: string) => T);
+  readonly apply?: 'merge' | 'replace' | ((previous: T, input: U, now: string) => T);
   /** Problems with the references a new or changed record makes (a task's project must exist, …). */
   check?(record: T, tx: Store, previous?: T): Promise<ErrorDetail[]>;
+  /** What events carry of a record, when not all of it may leave the service (a webhook's secret). */
+  readonly eventView?: (record: T) => unknown;
   /** Deletes or detaches what depends on a record being deleted. */
   cascade?(record: T, tx: Store, now: string): Promise<void>;
 }
@@ -97,6 +100,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
   async update(id: string, input: U, ctx: RequestContext = {}): Promise<T> {
     const apply = this.def.apply;
     if (!apply) throw new Error(`${this.def.label} has no update`);
+    if (apply === 'merge') return this.change(id, ctx, (previous) => merge(previous, input));
     if (apply === 'replace') {
       return this.change(id, ctx, (previous, now) => ({
         ...previous,
@@ -149,20 +153,28 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     ctx: RequestContext,
     changed?: string[],
   ): Promise<void> {
+    const view = (r: T | undefined) => (r && this.def.eventView ? this.def.eventView(r) : r);
     await this.deps.events.publish([
       {
         id: this.deps.ids('evt'),
         type: `${this.def.type}.${kind}`,
         resourceType: this.def.type,
         kind,
-        record,
-        ...(kind === 'created' ? {} : { previous }),
+        record: view(record),
+        ...(kind === 'created' ? {} : { previous: view(previous) }),
         ...(changed ? { changed } : {}),
         actor: ctx.actor ?? 'system',
         at: iso(this.deps.clock.now()),
       },
     ]);
   }
+}
+
+/** The record with every field of `input` that was sent (not undefined) written over it. */
+export function merge<T extends object>(record: T, input: object): T {
+  const next: Record<string, unknown> = { ...(record as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(input)) if (value !== undefined) next[key] = value;
+  return next as T;
 }
 
 /** Names of the content fields whose values differ between two versions of a record. */

@@ -46,7 +46,7 @@ export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstanc
 
   app.get(path, {
     schema: {
-      operationId: `list${names.many.replace(/ /g, '')}`,
+      operationId: `list${pascal(names.many)}`,
       tags,
       summary: `List ${names.many.toLowerCase()}`,
       ...(spec.query ? { querystring: spec.query } : {}),

@@ -7,8 +7,19 @@ export interface Entity {
   readonly id: string;
 }
 
-/** Exact-match conditions on a record's fields. On an array field, matches records whose array holds the value. */
+/**
+ * Exact-match conditions on a record's fields. On an array field, a condition matches records whose array
+ * holds the value. An `AnyOf` condition matches any of its values. Undefined conditions are ignored.
+ */
 export type Filter<T> = { readonly [K in keyof T]?: unknown };
+
+/** A filter condition satisfied by any one of several values. */
+export class AnyOf {
+  readonly values: readonly unknown[];
+  constructor(...values: unknown[]) {
+    this.values = values;
+  }
+}
 
 /** A keyed set of records of one kind. Records are treated as immutable values: an update stores a new object. */
 export interface Collection<T extends Entity> {

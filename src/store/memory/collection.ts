@@ -1,4 +1,4 @@
-import type { Collection, Entity, Filter } from '../types.ts';
+import { AnyOf, type Collection, type Entity, type Filter } from '../types.ts';
 
 /**
  * A collection held in a Map, with a secondary index per filterable field so that a filtered list costs
@@ -34,8 +34,8 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     for (const [field, value] of conditions) {
       const index = this.indexes.get(field);
       if (!index) continue;
-      const bucket = index.get(value);
-      if (!bucket) return [];
+      const bucket = lookup(index, value);
+      if (bucket.size === 0) return [];
       if (bucket.size < smallest) {
         smallest = bucket.size;
         candidates = bucket;
@@ -103,10 +103,21 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   }
 }
 
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** The ids indexed under a value, or under any of an `AnyOf`'s values. */
+function lookup(index: Map<unknown, Set<string>>, value: unknown): ReadonlySet<string> {
+  if (!(value instanceof AnyOf)) return index.get(value) ?? EMPTY;
+  const union = new Set<string>();
+  for (const v of value.values) for (const id of index.get(v) ?? EMPTY) union.add(id);
+  return union;
+}
+
 function keysOf(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
 function matchesField(actual: unknown, expected: unknown): boolean {
+  if (expected instanceof AnyOf) return expected.values.some((v) => matchesField(actual, v));
   return Array.isArray(actual) ? actual.includes(expected) : actual === expected;
 }

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { contextOf } from '../../http/context.ts';
+import { IdParams, One, errorResponses } from '../../schemas/common.ts';
+import { ActivityCreate, ActivityEntry, ActivityList, ActivityQuery } from './schema.ts';
+import type { ActivityLogService } from './service.ts';
+
+const tags = ['Activity log'];
+
+/** No PUT, PATCH or DELETE: entries never change (those methods answer 405). */
+export function activityRoutes(app: FastifyInstance, service: ActivityLogService): void {
+  app.get('/api/activity-log', {
+    schema: {
+      operationId: 'listActivity',
+      tags,
+      summary: 'Query the activity log, newest first',
+      querystring: ActivityQuery,
+      response: { 200: ActivityList, ...errorResponses(400) },
+    },
+    handler: async (request) => {
+      const { items, total } = await service.query(request.query as ActivityQuery);
+      return { data: items, count: items.length, total };
+    },
+  });
+
+  app.get('/api/activity-log/:id', {
+    schema: {
+      operationId: 'getActivity',
+      tags,
+      summary: 'Get an activity log entry',
+      params: IdParams,
+      response: { 200: One(ActivityEntry), ...errorResponses(404) },
+    },
+    handler: async (request) => ({ data: await service.get((request.params as IdParams).id) }),
+  });
+
+  app.post('/api/activity-log', {
+    schema: {
+      operationId: 'createActivity',
+      tags,
+      summary: 'Append an activity log entry',
+      body: ActivityCreate,
+      response: { 201: One(ActivityEntry), ...errorResponses(400, 413, 415) },
+    },
+    handler: async (request, reply) => {
+      const entry = await service.append(request.body as ActivityCreate, contextOf(request));
+      return reply.code(201).send({ data: entry });
+    },
+  });
+}

@@ -1,0 +1,58 @@
+import { iso } from '../../core/runtime.ts';
+import type { ServiceDeps } from '../../core/resource-service.ts';
+import { notFound } from '../../errors.ts';
+import type { RequestContext } from '../../events/types.ts';
+import { parseInstant } from '../../http/validation.ts';
+import { defaultsOf, withDefaults } from '../../schemas/common.ts';
+import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema.ts';
+
+const defaults = defaultsOf(ActivityCreate);
+
+/** The append-only audit trail: entries are created, read and queried, never changed or deleted. */
+export class ActivityLogService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  async get(id: string): Promise<ActivityEntry> {
+    const entry = await this.deps.store.activity.get(id);
+    if (!entry) throw notFound('Activity log entry', id);
+    return entry;
+  }
+
+  /** Newest first, with `total` counting the matches before `limit`. */
+  async query(q: ActivityQuery = {}): Promise<{ items: ActivityEntry[]; total: number }> {
+    return this.deps.store.activity.query({
+      filter: { action: q.action, actor: q.actor, resourceType: q.resourceType, resourceId: q.resourceId },
+      since: q.since === undefined ? undefined : parseInstant(q.since),
+      until: q.until === undefined ? undefined : parseInstant(q.until),
+      limit: q.limit,
+    });
+  }
+
+  /** Appends an entry; its `timestamp` is the server's time. Used by the interface and by the service itself. */
+  async append(input: ActivityCreate, ctx: RequestContext = {}): Promise<ActivityEntry> {
+    const { action, actor, resourceType, resourceId, summary, metadata } = withDefaults(defaults, input);
+    const entry: ActivityEntry = {
+      id: this.deps.ids('act'),
+      action,
+      actor,
+      resourceType,
+      resourceId,
+      summary: summary!,
+      metadata: metadata!,
+      timestamp: iso(this.deps.clock.now()),
+    };
+    await this.deps.store.activity.append(entry);
+    await this.deps.events.publish([
+      {
+        id: this.deps.ids('evt'),
+        type: 'activity.created',
+        resourceType: 'activity',
+        kind: 'created',
+        record: entry,
+        actor: ctx.actor ?? 'system',
+        at: entry.timestamp,
+      },
+    ]);
+    return entry;
+  }
+}

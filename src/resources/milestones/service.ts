@@ -1,0 +1,43 @@
+import { ResourceService, merge, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
+import { MilestoneCreate, type Milestone, type MilestonePatch, type MilestoneQuery } from './schema.ts';
+
+/**
+ * `reachedAt` follows the status table of the interface: set when a milestone first becomes `reached`
+ * (on create or update), kept on a repeat, and kept when the milestone later leaves `reached`.
+ */
+const stampReached = (milestone: Milestone, now: string): Milestone =>
+  milestone.status === 'reached' && milestone.reachedAt === null ? { ...milestone, reachedAt: now } : milestone;
+
+export const milestoneDef: ResourceDef<Milestone, MilestoneCreate, MilestonePatch> = {
+  type: 'milestone',
+  label: 'Milestone',
+  idPrefix: 'ms',
+  updatedAt: true,
+  collection: (store) => store.milestones,
+  createSchema: MilestoneCreate,
+  build: (input, now) => ({
+    projectId: input.projectId,
+    title: input.title,
+    description: input.description!,
+    status: input.status!,
+    dueDate: input.dueDate!,
+    reachedAt: input.status === 'reached' ? now : null,
+  }),
+  apply: (previous, input, now) => stampReached(merge(previous, input), now),
+  async check(milestone, tx, previous) {
+    if (previous && previous.projectId === milestone.projectId) return [];
+    return (await tx.projects.get(milestone.projectId))
+      ? []
+      : [{ field: 'projectId', message: `project '${milestone.projectId}' does not exist` }];
+  },
+};
+
+export class MilestoneService extends ResourceService<Milestone, MilestoneCreate, MilestonePatch> {
+  constructor(deps: ServiceDeps) {
+    super(milestoneDef, deps);
+  }
+
+  override list(query: MilestoneQuery = {}): Promise<Milestone[]> {
+    return super.list({ projectId: query.projectId, status: query.status });
+  }
+}
