@@ -19,9 +19,9 @@ export const Id = (prefix: string) =>
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC', examples: ['2026-11-22T10:00:00.000Z'] });
 export const DateOnly = Type.String({ format: 'date', description: 'Calendar date, `YYYY-MM-DD`', examples: ['2026-11-22'] });
 
-/** A required, non-blank string of at most `max` characters. */
+/** A required, non-blank string of at most `max` characters (the pattern also rules out the empty string). */
 export const RequiredText = (max: number, extra: object = {}) =>
-  Type.String({ minLength: 1, maxLength: max, pattern: NOT_BLANK, ...extra });
+  Type.String({ maxLength: max, pattern: NOT_BLANK, ...extra });
 /** Free text that may be empty. */
 export const Text = (max: number, extra: object = {}) => Type.String({ maxLength: max, ...extra });
 
