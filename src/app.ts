@@ -3,7 +3,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/runtime.ts';
 import type { ServiceDeps } from './core/resource-service.ts';
+import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
+import { notificationConsumer } from './events/notifications.ts';
 import { registerJsonBody } from './http/body.ts';
 import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { requestIdOf } from './http/request-id.ts';
@@ -60,6 +62,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
     store: Store;
+    events: EventBus;
   }
 }
 
@@ -113,8 +116,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     activity: new ActivityLogService(serviceDeps),
     notifications: new NotificationService(serviceDeps),
   };
+  // What the service does by itself after every change: the audit trail and the users' notifications.
+  events.subscribe('activity-log', activityConsumer(services.activity));
+  events.subscribe('notifications', notificationConsumer(store, services.notifications));
   app.decorate('services', services);
   app.decorate('store', store);
+  app.decorate('events', events);
 
   healthRoutes(app, clock);
   projectRoutes(app, services.projects);

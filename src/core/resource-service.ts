@@ -42,6 +42,8 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
   readonly apply?: 'merge' | 'replace' | ((previous: T, input: U, now: string) => T);
   /** Problems with the references a new or changed record makes (a task's project must exist, …). */
   check?(record: T, tx: Store, previous?: T): Promise<ErrorDetail[]>;
+  /** Who a change is by when the request names no `X-Actor` (a comment's author); else `system`. */
+  readonly defaultActor?: (record: T) => string;
   /** What events carry of a record, when not all of it may leave the service (a webhook's secret). */
   readonly eventView?: (record: T) => unknown;
   /** Deletes or detaches what depends on a record being deleted. */
@@ -163,7 +165,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
         record: view(record),
         ...(kind === 'created' ? {} : { previous: view(previous) }),
         ...(changed ? { changed } : {}),
-        actor: ctx.actor ?? 'system',
+        actor: ctx.actor ?? this.def.defaultActor?.(record) ?? 'system',
         at: iso(this.deps.clock.now()),
       },
     ]);

@@ -28,8 +28,25 @@ export class ActivityLogService {
     });
   }
 
-  /** Appends an entry; its `timestamp` is the server's time. Used by the interface and by the service itself. */
+  /** Appends an entry posted through the interface and publishes it (`sprint.*` entries are webhook events). */
   async append(input: ActivityCreate, ctx: RequestContext = {}): Promise<ActivityEntry> {
+    const entry = await this.record(input);
+    await this.deps.events.publish([
+      {
+        id: this.deps.ids('evt'),
+        type: 'activity.created',
+        resourceType: 'activity',
+        kind: 'created',
+        record: entry,
+        actor: ctx.actor ?? entry.actor,
+        at: entry.timestamp,
+      },
+    ]);
+    return entry;
+  }
+
+  /** Appends an entry the service writes about its own changes; its `timestamp` is the server's time. */
+  async record(input: ActivityCreate): Promise<ActivityEntry> {
     const { action, actor, resourceType, resourceId, summary, metadata } = withDefaults(defaults, input);
     const entry: ActivityEntry = {
       id: this.deps.ids('act'),
@@ -42,17 +59,6 @@ export class ActivityLogService {
       timestamp: iso(this.deps.clock.now()),
     };
     await this.deps.store.activity.append(entry);
-    await this.deps.events.publish([
-      {
-        id: this.deps.ids('evt'),
-        type: 'activity.created',
-        resourceType: 'activity',
-        kind: 'created',
-        record: entry,
-        actor: ctx.actor ?? 'system',
-        at: entry.timestamp,
-      },
-    ]);
     return entry;
   }
 }

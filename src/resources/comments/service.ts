@@ -14,6 +14,7 @@ export const commentDef: ResourceDef<Comment, CommentCreate, CommentPatch> = {
     author: input.author,
     body: input.body!,
   }),
+  defaultActor: (comment) => comment.author,
   // Only `body` is in the update schema: the target and author cannot change.
   apply: 'merge',
   async check(comment, tx, previous) {
