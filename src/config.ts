@@ -10,50 +10,55 @@ export const ConfigSchema = Type.Object({
   logLevel: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   /** Largest accepted request body, in bytes. */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
-  /** How long in-flight requests may take to finish after SIGINT/SIGTERM, in milliseconds. */
+  /** How long in-flight requests (and webhook deliveries) may take to finish after SIGINT/SIGTERM, in ms. */
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** Waits between webhook delivery attempts, e.g. `200ms,500ms,1s`. */
+  webhookRetrySchedule: Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*)*$', default: '5s,5m,30m,2h,5h,10h,10h' }),
+  webhookTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  /** Deliver to loopback, private, link-local and metadata addresses too. */
+  webhookAllowPrivate: Type.Boolean({ default: false }),
+  webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 16 }),
+  webhookMaxQueue: Type.Integer({ minimum: 1, default: 10_000 }),
+  webhookHistory: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
 });
 export type Config = Readonly<Static<typeof ConfigSchema>>;
+type Key = keyof Config;
 
-const ENV: Record<keyof Config, string> = {
-  host: 'HOST',
-  port: 'PORT',
-  logLevel: 'LOG_LEVEL',
-  bodyLimit: 'BODY_LIMIT',
-  shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
-};
-const FLAGS: Record<keyof Config, string> = {
-  host: 'host',
-  port: 'port',
-  logLevel: 'log-level',
-  bodyLimit: 'body-limit',
-  shutdownGraceMs: 'shutdown-grace-ms',
-};
-const INTEGER_KEYS = new Set<keyof Config>(['port', 'bodyLimit', 'shutdownGraceMs']);
+const envName = (key: Key) => key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase(); // webhookTimeoutMs → WEBHOOK_TIMEOUT_MS
+const flagName = (key: Key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`); // webhookTimeoutMs → webhook-timeout-ms
+const KEYS = Object.keys(ConfigSchema.properties) as Key[];
 const validator = Compile(ConfigSchema);
 
 export class ConfigError extends Error {}
+
+/** Text to the type its schema asks for; anything unreadable is left as text for the validator to name. */
+function convert(key: Key, text: string): unknown {
+  const type = (ConfigSchema.properties[key] as { type?: string }).type;
+  const t = text.trim();
+  if (type === 'integer' && /^-?\d+$/.test(t)) return Number(t);
+  if (type === 'boolean' && (t === 'true' || t === 'false')) return t === 'true';
+  return t;
+}
 
 /** Reads, validates and freezes the configuration. Throws `ConfigError` naming every bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): Config {
   const { values } = parseArgs({
     args: argv,
-    options: Object.fromEntries(Object.values(FLAGS).map((f) => [f, { type: 'string' as const }])),
+    options: Object.fromEntries(KEYS.map((k) => [flagName(k), { type: 'string' as const }])),
     strict: true,
   });
   const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(ENV) as (keyof Config)[]) {
-    const text = (values[FLAGS[key]] as string | undefined) ?? env[ENV[key]];
-    if (text === undefined || text === '') {
-      raw[key] = (ConfigSchema.properties[key] as unknown as { default: unknown }).default;
-    } else {
-      raw[key] = INTEGER_KEYS.has(key) && /^-?\d+$/.test(text.trim()) ? Number(text) : text.trim();
-    }
+  for (const key of KEYS) {
+    const text = (values[flagName(key)] as string | undefined) ?? env[envName(key)];
+    raw[key] =
+      text === undefined || text === ''
+        ? (ConfigSchema.properties[key] as unknown as { default: unknown }).default
+        : convert(key, text);
   }
   if (!validator.Check(raw)) {
     const problems = [...validator.Errors(raw)].map((e) => {
-      const key = e.instancePath.slice(1) as keyof Config;
-      return `${ENV[key] ?? key} (--${FLAGS[key] ?? key}): ${e.message}`;
+      const key = e.instancePath.slice(1) as Key;
+      return `${envName(key)} (--${flagName(key)}): ${e.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }

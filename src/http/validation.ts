@@ -20,19 +20,27 @@ const base: Options = {
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...base, ...options });
   addFormats(ajv, ['date', 'date-time', 'uri', 'email']);
-  // ISO 8601 instant: a date alone (midnight UTC) or a date-time with optional seconds and zone (UTC when absent).
-  ajv.addFormat('iso-instant', {
-    type: 'string',
-    validate: (s: string) =>
-      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(parseInstant(s)),
-  });
+  // ISO 8601 instant: a calendar date alone, or a date-time with optional seconds and zone (UTC when absent).
+  ajv.addFormat('iso-instant', { type: 'string', validate: (s: string) => !Number.isNaN(parseInstant(s)) });
   return ajv;
 }
 
-/** Milliseconds since the epoch for an `iso-instant` string; a missing zone means UTC. */
-export function parseInstant(s: string): number {
-  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(s) && s.includes('T');
-  return Date.parse(hasZone || !s.includes('T') ? s : `${s}Z`);
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Epoch milliseconds of an ISO 8601 instant (NaN when it is not one): a missing zone means UTC; a date alone
+ * means the start of that day, or its last millisecond with `endOfDay` (so `until=2026-09-30` covers that day).
+ * Impossible dates (`2026-02-30`) are refused rather than rolled over.
+ */
+export function parseInstant(s: string, endOfDay = false): number {
+  const m = INSTANT.exec(s);
+  if (!m) return NaN;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0'] = m;
+  const day = new Date(Date.UTC(+y!, +mo! - 1, +d!));
+  if (day.getUTCFullYear() !== +y! || day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return NaN;
+  if (+h > 23 || +mi > 59 || +sec > 59) return NaN;
+  if (!s.includes('T')) return day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
+  return Date.parse(m[7] ? s : `${s}Z`);
 }
 
 // Bodies are JSON: their types are taken as sent, never coerced ("42" is not a number).
@@ -46,19 +54,14 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
-/** Turns ajv's errors into one `{ field, message }` per problem, in words a caller can act on. */
+/** Turns ajv's errors into one `{ field, message }` per bad field (its first problem), in words a caller can act on. */
 export function toDetails(errors: readonly ErrorObject[], part: string | undefined): ErrorDetail[] {
-  const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
+  const byField = new Map<string, ErrorDetail>();
   for (const e of errors) {
-    const detail = { field: fieldOf(e, part), message: messageOf(e) };
-    const key = `${detail.field}\0${detail.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      details.push(detail);
-    }
+    const field = fieldOf(e, part);
+    if (!byField.has(field)) byField.set(field, { field, message: messageOf(e) });
   }
-  return details;
+  return [...byField.values()];
 }
 
 function fieldOf(e: ErrorObject, part: string | undefined): string {
@@ -82,7 +85,7 @@ function messageOf(e: ErrorObject): string {
       return e.instancePath === '' && t === 'object' ? 'must be a JSON object' : `must be ${article(t)}`;
     }
     case 'enum':
-      return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
     case 'pattern':
       return p.pattern === NOT_BLANK_PATTERN ? 'must not be blank' : `must match the pattern ${String(p.pattern)}`;
     case 'minLength':

@@ -33,10 +33,10 @@ export const Description = Text(LIMITS.text);
 export const StringEnum = <const T extends readonly string[]>(values: T, extra: object = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...extra });
 
-/** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`. */
+/** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`; an `enum` admits null too. */
 export const Nullable = <T extends TSchema>(schema: T) => {
-  const { type, ...rest } = schema as unknown as { type: string };
-  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+  const { type, enum: values, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
 };
 
 /** A request body: unknown properties are dropped by the validator, never stored or echoed. */

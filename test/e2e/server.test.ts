@@ -10,14 +10,14 @@ test('the server process serves the seeded API over real HTTP', async (t) => {
 
   const health = await api('/api/health');
   assert.equal(health.status, 200);
-  const body = await health.json();
+  const body = (await health.json()) as any;
   assert.equal(body.status, 'ok');
   assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
 
   const counts: Record<string, number> = { projects: 5, tasks: 10, teams: 3, comments: 6 };
   for (const [path, count] of Object.entries(counts)) {
     const res = await api(`/api/${path}`);
-    assert.equal((await res.json()).count, count, path);
+    assert.equal(((await res.json()) as any).count, count, path);
   }
 
   const created = await api('/api/tasks', {
@@ -27,7 +27,7 @@ test('the server process serves the seeded API over real HTTP', async (t) => {
   });
   assert.equal(created.status, 201);
   assert.match(created.headers.get('content-type') ?? '', /^application\/json; charset=utf-8/);
-  const task = (await created.json()).data;
+  const task = ((await created.json()) as any).data;
   assert.match(task.id, /^task_[A-Za-z0-9]{12,}$/);
   assert.equal(task.status, 'todo');
 
@@ -36,14 +36,14 @@ test('the server process serves the seeded API over real HTTP', async (t) => {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ status: 'done' }),
   });
-  const after = (await patched.json()).data;
+  const after = ((await patched.json()) as any).data;
   assert.equal(after.status, 'done');
   assert.ok(after.updatedAt > task.updatedAt);
 
   const missing = await api('/api/tasks/task_missing', { headers: { 'x-request-id': 'trace-123' } });
   assert.equal(missing.status, 404);
   assert.equal(missing.headers.get('x-request-id'), 'trace-123');
-  assert.deepEqual(Object.keys((await missing.json()).error).sort(), ['code', 'message']);
+  assert.deepEqual(Object.keys(((await missing.json()) as any).error).sort(), ['code', 'message']);
 });
 
 test('SIGTERM: the listener closes, a request already in flight completes, the process exits 0', async (t) => {

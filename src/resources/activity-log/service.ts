@@ -23,7 +23,7 @@ export class ActivityLogService {
     return this.deps.store.activity.query({
       filter: { action: q.action, actor: q.actor, resourceType: q.resourceType, resourceId: q.resourceId },
       since: q.since === undefined ? undefined : parseInstant(q.since),
-      until: q.until === undefined ? undefined : parseInstant(q.until),
+      until: q.until === undefined ? undefined : parseInstant(q.until, true),
       limit: q.limit,
     });
   }

@@ -1,6 +1,6 @@
 import { randomAlphanumeric } from '../../core/runtime.ts';
 import { ResourceService, merge, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorDetail } from '../../errors.ts';
 import type { RequestContext } from '../../events/types.ts';
 import { AnyOf } from '../../store/types.ts';
 import {
@@ -30,6 +30,20 @@ export function checkEvents(events: readonly string[]): string[] {
   return [...new Set(events)];
 }
 
+/**
+ * The schema checks the form (an `http`/`https` scheme, a URI); the URL must also parse as one with a host:
+ * `https://` alone or an out-of-range port is no callback address.
+ */
+export function urlProblems(url: string): ErrorDetail[] {
+  try {
+    const parsed = new URL(url);
+    if ((parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '') return [];
+  } catch {
+    // not a URL
+  }
+  return [{ field: 'url', message: 'must be an absolute http or https URL with a host' }];
+}
+
 /** Webhooks are created with a secret that is shown once: `whsec_` + 12 alphanumerics from a CSPRNG. */
 export const newSecret = () => `whsec_${randomAlphanumeric(12)}`;
 
@@ -54,6 +68,7 @@ export const webhookDef: ResourceDef<WebhookRecord, WebhookCreate, WebhookPatch>
     secret: newSecret(),
   }),
   eventView: publicView,
+  check: async (webhook) => urlProblems(webhook.url),
   // The secret is not in the update schema: it cannot be changed.
   apply: (previous, input) => merge(previous, input.events ? { ...input, events: checkEvents(input.events) } : input),
 };

@@ -1,0 +1,309 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { errorOf, fieldsOf, testApp } from '../helpers/app.ts';
+
+const NOW = '2026-11-22T10:00:00.000Z';
+const SECRET = /^whsec_[A-Za-z0-9]{12}$/;
+const PUBLIC_KEYS = ['active', 'createdAt', 'description', 'events', 'id', 'updatedAt', 'url'];
+const ids = (res: { body: any }) => res.body.data.map((w: any) => w.id);
+
+test('GET /api/webhooks lists the four seeded webhooks with count and never a secret', async (t) => {
+  const { api } = await testApp(t);
+  const res = await api.get('/api/webhooks');
+  assert.equal(res.status, 200);
+  assert.equal(res.body.count, 4);
+  assert.deepEqual(ids(res), ['wh_001', 'wh_002', 'wh_003', 'wh_004']);
+  for (const w of res.body.data) assert.deepEqual(Object.keys(w).sort(), PUBLIC_KEYS, w.id);
+  assert.doesNotMatch(res.text, /secret|whsec_/);
+  assert.deepEqual(res.body.data[0], {
+    id: 'wh_001',
+    url: 'https://hooks.example.com/pm/tasks',
+    events: ['task.created', 'task.updated', 'task.deleted'],
+    active: true,
+    description: 'Task board sync',
+    createdAt: '2026-09-10T09:00:00.000Z',
+    updatedAt: '2026-09-10T09:00:00.000Z',
+  });
+});
+
+test('GET /api/webhooks?active= filters on true or false; anything else is a 400', async (t) => {
+  const { api } = await testApp(t);
+  const active = await api.get('/api/webhooks?active=true');
+  assert.deepEqual(ids(active), ['wh_001', 'wh_002', 'wh_003']);
+  assert.equal(active.body.count, 3);
+  const inactive = await api.get('/api/webhooks?active=false');
+  assert.deepEqual(ids(inactive), ['wh_004']);
+  assert.equal(inactive.body.count, 1);
+  for (const value of ['yes', '1', '', 'TRUE']) {
+    const bad = await api.get(`/api/webhooks?active=${value}`);
+    assert.equal(bad.status, 400, value);
+    assert.equal(errorOf(bad).code, 'VALIDATION_ERROR');
+    assert.deepEqual(fieldsOf(bad), ['active'], value);
+  }
+});
+
+test('GET /api/webhooks?event= includes wildcard subscribers; an unknown event is a 400', async (t) => {
+  const { api } = await testApp(t);
+  const created = await api.get('/api/webhooks?event=task.created');
+  assert.deepEqual(ids(created), ['wh_001', 'wh_003']);
+  assert.equal(created.body.count, 2);
+  assert.deepEqual(ids(await api.get('/api/webhooks?event=milestone.reached')), ['wh_002', 'wh_003']);
+  assert.deepEqual(ids(await api.get('/api/webhooks?event=comment.created')), ['wh_003', 'wh_004']);
+  assert.deepEqual(ids(await api.get('/api/webhooks?event=sprint.started')), ['wh_003']);
+  assert.deepEqual(ids(await api.get('/api/webhooks?event=*')), ['wh_003']);
+  assert.deepEqual(ids(await api.get('/api/webhooks?event=comment.created&active=true')), ['wh_003']);
+  assert.deepEqual(ids(await api.get('/api/webhooks?event=comment.created&active=false')), ['wh_004']);
+  for (const query of ['event=bogus', 'event=task', 'event=Task.Created']) {
+    const bad = await api.get(`/api/webhooks?${query}`);
+    assert.equal(bad.status, 400, query);
+    assert.equal(errorOf(bad).code, 'VALIDATION_ERROR');
+    assert.deepEqual(fieldsOf(bad), ['event'], query);
+  }
+});
+
+test('GET /api/webhooks/:id returns the webhook without its secret; an unknown id is 404 NOT_FOUND', async (t) => {
+  const { api } = await testApp(t);
+  const res = await api.get('/api/webhooks/wh_004');
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.data, {
+    id: 'wh_004',
+    url: 'https://legacy.invalid/hooks/comments',
+    events: ['comment.created'],
+    active: false,
+    description: 'Old comment mirror (retired)',
+    createdAt: '2026-09-03T09:00:00.000Z',
+    updatedAt: '2026-10-02T09:00:00.000Z',
+  });
+  assert.doesNotMatch(res.text, /secret|whsec_/);
+  const missing = await api.get('/api/webhooks/wh_nope');
+  assert.equal(missing.status, 404);
+  assert.equal(errorOf(missing).code, 'NOT_FOUND');
+  assert.match(errorOf(missing).message, /wh_nope/);
+});
+
+test('POST /api/webhooks creates with defaults and returns the generated secret, once', async (t) => {
+  const { api, app } = await testApp(t);
+  const res = await api.post('/api/webhooks', { url: 'https://hooks.example.com/new' });
+  assert.equal(res.status, 201);
+  const { secret, ...rest } = res.body.data;
+  assert.match(secret, SECRET);
+  assert.deepEqual(rest, {
+    id: 'wh_test00000001',
+    url: 'https://hooks.example.com/new',
+    events: [],
+    active: true,
+    description: '',
+    createdAt: NOW,
+    updatedAt: NOW,
+  });
+  assert.equal((await app.services.webhooks.withSecret('wh_test00000001')).secret, secret);
+  const read = await api.get('/api/webhooks/wh_test00000001');
+  assert.deepEqual(read.body.data, rest);
+  assert.equal((await api.get('/api/webhooks')).body.count, 5);
+  // Each webhook has its own secret.
+  const other = await api.post('/api/webhooks', { url: 'https://hooks.example.com/other' });
+  assert.match(other.body.data.secret, SECRET);
+  assert.notEqual(other.body.data.secret, secret);
+});
+
+test('POST /api/webhooks takes every field sent, removes duplicate events, ignores secret, id and unknown fields', async (t) => {
+  const { api, app } = await testApp(t);
+  const res = await api.post('/api/webhooks', {
+    url: 'http://hooks.example.com:8080/x?y=1',
+    events: ['task.created', 'milestone.reached', 'task.created', '*', 'milestone.reached'],
+    active: false,
+    description: 'Mine',
+    secret: 'whsec_mine00000000',
+    id: 'wh_mine',
+    createdAt: '2000-01-01T00:00:00.000Z',
+    colour: 'red',
+  });
+  assert.equal(res.status, 201);
+  assert.match(res.body.data.secret, SECRET);
+  assert.notEqual(res.body.data.secret, 'whsec_mine00000000');
+  assert.deepEqual({ ...res.body.data, secret: undefined }, {
+    id: 'wh_test00000001',
+    url: 'http://hooks.example.com:8080/x?y=1',
+    events: ['task.created', 'milestone.reached', '*'],
+    active: false,
+    description: 'Mine',
+    secret: undefined,
+    createdAt: NOW,
+    updatedAt: NOW,
+  });
+  assert.equal((await app.services.webhooks.withSecret('wh_test00000001')).secret, res.body.data.secret);
+});
+
+test('POST /api/webhooks with an unknown event is 400 INVALID_EVENTS naming the bad values; nothing is stored', async (t) => {
+  const { api } = await testApp(t);
+  const res = await api.post('/api/webhooks', {
+    url: 'https://hooks.example.com/x',
+    events: ['task.created', 'task.exploded', 'bogus', 'bogus'],
+  });
+  assert.equal(res.status, 400);
+  const error = errorOf(res);
+  assert.equal(error.code, 'INVALID_EVENTS');
+  assert.match(error.message, /task\.exploded/);
+  assert.match(error.message, /bogus/);
+  assert.ok(error.details && error.details.length === 2, JSON.stringify(error.details));
+  const named = error.details.map((d) => d.message).join('\n');
+  assert.match(named, /'task\.exploded'/);
+  assert.match(named, /'bogus'/);
+  assert.doesNotMatch(named, /'task\.created' is not/);
+  assert.deepEqual(error.details.map((d) => d.field), ['events[1]', 'events[2]']);
+
+  const single = await api.post('/api/webhooks', { url: 'https://hooks.example.com/x', events: ['sprint.paused'] });
+  assert.equal(single.status, 400);
+  assert.equal(errorOf(single).code, 'INVALID_EVENTS');
+  assert.match(errorOf(single).details![0]!.message, /sprint\.paused/);
+
+  assert.equal((await api.get('/api/webhooks')).body.count, 4);
+});
+
+test('POST /api/webhooks: url must be an absolute http(s) URL; other bad bodies are VALIDATION_ERRORs', async (t) => {
+  const { api } = await testApp(t);
+  const cases: [unknown, string[]][] = [
+    [{}, ['url']],
+    [{ url: 'ftp://x' }, ['url']],
+    [{ url: 'not a url' }, ['url']],
+    [{ url: '/relative' }, ['url']],
+    [{ url: 'mailto:ops@example.com' }, ['url']],
+    [{ url: '' }, ['url']],
+    [{ url: 42 }, ['url']],
+    [{ url: 'https://' }, ['url']],
+    [{ url: 'http://' }, ['url']],
+    [{ url: 'https://hooks.example.com:99999/' }, ['url']],
+    [{ url: `https://example.com/${'a'.repeat(2048)}` }, ['url']],
+    [{ url: 'https://example.com', events: 'task.created' }, ['events']],
+    [{ url: 'https://example.com', events: [1] }, ['events[0]']],
+    [{ url: 'https://example.com', active: 'true' }, ['active']],
+    [{ url: 'https://example.com', description: null }, ['description']],
+  ];
+  for (const [body, fields] of cases) {
+    const res = await api.post('/api/webhooks', body);
+    assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+    assert.equal(errorOf(res).code, 'VALIDATION_ERROR', JSON.stringify(body).slice(0, 80));
+    assert.deepEqual([...new Set(fieldsOf(res))], fields, JSON.stringify(body).slice(0, 80));
+  }
+  assert.equal((await api.get('/api/webhooks')).body.count, 4);
+  for (const url of ['http://example.com', 'HTTPS://EXAMPLE.COM/A', 'https://hooks.example.com/a/b?c=d#e']) {
+    assert.equal((await api.post('/api/webhooks', { url })).status, 201, url);
+  }
+});
+
+test('PATCH /api/webhooks/:id changes any subset; id, createdAt and the secret are kept; no secret in the answer', async (t) => {
+  const { api, app, clock } = await testApp(t);
+  const stored = (await app.services.webhooks.withSecret('wh_002')).secret;
+  clock.advance(60_000);
+  const res = await api.patch('/api/webhooks/wh_002', {
+    description: 'Release dashboard v2',
+    secret: 'whsec_AAAAAAAAAAAA',
+    id: 'wh_other',
+    createdAt: '2000-01-01T00:00:00.000Z',
+  });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.data, {
+    id: 'wh_002',
+    url: 'https://ci.example.org/hooks/projects',
+    events: ['project.created', 'project.updated', 'project.deleted', 'milestone.reached'],
+    active: true,
+    description: 'Release dashboard v2',
+    createdAt: '2026-09-11T09:00:00.000Z',
+    updatedAt: '2026-11-22T10:01:00.000Z',
+  });
+  assert.doesNotMatch(res.text, /secret|whsec_/);
+  assert.equal((await app.services.webhooks.withSecret('wh_002')).secret, stored);
+  assert.deepEqual((await api.get('/api/webhooks/wh_002')).body.data, res.body.data);
+
+  clock.advance(60_000);
+  const more = await api.patch('/api/webhooks/wh_002', {
+    url: 'https://ci.example.org/hooks/v2',
+    events: ['project.updated', 'project.updated', 'sprint.completed'],
+  });
+  assert.equal(more.status, 200);
+  assert.equal(more.body.data.url, 'https://ci.example.org/hooks/v2');
+  assert.deepEqual(more.body.data.events, ['project.updated', 'sprint.completed']);
+  assert.equal(more.body.data.description, 'Release dashboard v2');
+  assert.equal(more.body.data.updatedAt, '2026-11-22T10:02:00.000Z');
+
+  const cleared = await api.patch('/api/webhooks/wh_002', { events: [] });
+  assert.deepEqual(cleared.body.data.events, []);
+  assert.ok(cleared.body.data.updatedAt > more.body.data.updatedAt);
+  assert.equal((await app.services.webhooks.withSecret('wh_002')).secret, stored);
+});
+
+test('PATCH toggles active both ways and the active filter follows', async (t) => {
+  const { api } = await testApp(t);
+  const off = await api.patch('/api/webhooks/wh_001', { active: false });
+  assert.equal(off.status, 200);
+  assert.equal(off.body.data.active, false);
+  assert.deepEqual(ids(await api.get('/api/webhooks?active=false')), ['wh_001', 'wh_004']);
+  const on = await api.patch('/api/webhooks/wh_004', { active: true });
+  assert.equal(on.body.data.active, true);
+  assert.deepEqual(ids(await api.get('/api/webhooks?active=true')), ['wh_002', 'wh_003', 'wh_004']);
+  const backOn = await api.patch('/api/webhooks/wh_001', { active: true });
+  assert.equal(backOn.body.data.active, true);
+  assert.ok(backOn.body.data.updatedAt > off.body.data.updatedAt);
+  assert.equal((await api.get('/api/webhooks/wh_001')).body.data.active, true);
+});
+
+test('PATCH with an unknown event is 400 INVALID_EVENTS and leaves the webhook unchanged', async (t) => {
+  const { api, app } = await testApp(t);
+  const before = (await api.get('/api/webhooks/wh_001')).body.data;
+  const secret = (await app.services.webhooks.withSecret('wh_001')).secret;
+  const res = await api.patch('/api/webhooks/wh_001', { events: ['task.created', 'task.renamed'], description: 'changed' });
+  assert.equal(res.status, 400);
+  assert.equal(errorOf(res).code, 'INVALID_EVENTS');
+  assert.match(errorOf(res).details![0]!.message, /task\.renamed/);
+  assert.deepEqual((await api.get('/api/webhooks/wh_001')).body.data, before);
+  assert.equal((await app.services.webhooks.withSecret('wh_001')).secret, secret);
+
+  const badUrl = await api.patch('/api/webhooks/wh_001', { url: 'ftp://x' });
+  assert.equal(badUrl.status, 400);
+  assert.equal(errorOf(badUrl).code, 'VALIDATION_ERROR');
+  assert.deepEqual(fieldsOf(badUrl), ['url']);
+  const noHost = await api.patch('/api/webhooks/wh_001', { url: 'https://' });
+  assert.equal(noHost.status, 400);
+  assert.deepEqual(fieldsOf(noHost), ['url']);
+  assert.deepEqual((await api.get('/api/webhooks/wh_001')).body.data, before);
+});
+
+test('DELETE /api/webhooks/:id answers the delete shape; unknown ids are 404 NOT_FOUND on get, patch and delete', async (t) => {
+  const { api } = await testApp(t);
+  const res = await api.delete('/api/webhooks/wh_004');
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body, { data: { id: 'wh_004', deleted: true } });
+  assert.deepEqual(ids(await api.get('/api/webhooks')), ['wh_001', 'wh_002', 'wh_003']);
+  for (const res of [
+    await api.get('/api/webhooks/wh_004'),
+    await api.patch('/api/webhooks/wh_004', { active: true }),
+    await api.delete('/api/webhooks/wh_004'),
+    await api.patch('/api/webhooks/wh_nope', { description: 'x' }),
+  ]) {
+    assert.equal(res.status, 404);
+    assert.equal(errorOf(res).code, 'NOT_FOUND');
+  }
+});
+
+test('the secret of a created webhook appears in no response but the one to POST', async (t) => {
+  const { api, app } = await testApp(t);
+  const created = await api.post('/api/webhooks', { url: 'https://hooks.example.com/s', events: ['*'] });
+  const { id, secret } = created.body.data;
+  assert.match(secret, SECRET);
+  const responses = [
+    await api.get(`/api/webhooks/${id}`),
+    await api.get('/api/webhooks'),
+    await api.get('/api/webhooks?event=task.created'),
+    await api.get('/api/webhooks?active=true'),
+    await api.patch(`/api/webhooks/${id}`, { description: 'changed' }),
+    await api.patch(`/api/webhooks/${id}`, { events: ['nope'] }),
+    await api.get('/api/activity-log'),
+    await api.delete(`/api/webhooks/${id}`),
+  ];
+  for (const res of responses) {
+    assert.equal(res.text.includes(secret), false, res.text);
+    assert.equal(res.text.includes('"secret"'), false, res.text);
+    for (const value of Object.values(res.headers)) assert.equal(String(value).includes(secret), false);
+  }
+  await assert.rejects(app.services.webhooks.withSecret(id));
+});
