@@ -77,7 +77,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
       ? { loggerInstance: deps.logger }
       : { logger: { level: deps.config?.logLevel ?? 'info', redact: ['req.headers.authorization'] } }),
     bodyLimit: deps.config?.bodyLimit ?? 1_048_576,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdOf,
     frameworkErrors,
     return503OnClosing: false,
@@ -87,6 +87,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => {
@@ -100,6 +101,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     allowedHeaders: ['Content-Type', 'X-Actor', 'X-Request-Id', 'If-Match', 'If-None-Match'],
     exposedHeaders: ['X-Request-Id', 'ETag', 'Allow'],
     optionsSuccessStatus: 204,
+    // A bare OPTIONS (no Origin or no requested method) is answered 204 too, never with a text/plain 400.
+    strictPreflight: false,
     maxAge: 600,
   });
 

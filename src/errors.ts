@@ -50,7 +50,7 @@ export class AppError extends Error {
 }
 
 export const notFound = (resource: string, id: string) =>
-  new AppError(404, 'NOT_FOUND', `${resource} '${id}' was not found`);
+  new AppError(404, 'NOT_FOUND', `${resource} '${id.length > 100 ? `${id.slice(0, 100)}…` : id}' was not found`);
 
 export const validationError = (details: ErrorDetail[], message?: string) =>
   new AppError(

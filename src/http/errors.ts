@@ -38,8 +38,13 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   return reply.code(err.statusCode).type('application/json; charset=utf-8').send(err.toBody());
 }
 
-/** Errors Fastify raises before routing (a malformed URL): answered in the service's shape too. */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * Errors Fastify raises before routing (a malformed URL): answered in the service's shape too. No hook runs
+ * for these requests, so the headers every response carries (request id, CORS) are set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  reply.header('access-control-allow-origin', '*');
   void sendError(reply, toAppError(error) ?? new AppError(400, 'VALIDATION_ERROR', 'The request is invalid'));
 }
 

@@ -20,7 +20,10 @@ export class RouteTable {
     const segments = split(path);
     const methods = new Set<string>();
     for (const r of this.routes) {
-      if (r.segments.length === segments.length && r.segments.every((s, i) => s.startsWith(':') || s === segments[i])) {
+      if (
+        r.segments.length === segments.length &&
+        r.segments.every((s, i) => (s.startsWith(':') ? segments[i] !== '' : s === segments[i]))
+      ) {
         for (const m of r.methods) methods.add(m);
       }
     }
@@ -28,6 +31,13 @@ export class RouteTable {
   }
 }
 
+/**
+ * The segments of a path. One trailing slash is ignored (as the router does); an empty segment inside the path
+ * (`/api//tasks`) is kept, so that a path the router does not match is not taken for a known one (404, not 405).
+ */
 function split(path: string): string[] {
-  return path.split('/').filter((s) => s !== '');
+  const segments = path.split('/');
+  if (segments[0] === '') segments.shift();
+  if (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+  return segments;
 }

@@ -46,7 +46,7 @@ export const Body = <P extends TProperties>(properties: P, extra: object = {}) =
 /** A query string: unknown parameters are ignored. */
 export const Query = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 export type IdParams = Static<typeof IdParams>;
 
 export const One = <T extends TSchema>(record: T) => Type.Object({ data: record });
