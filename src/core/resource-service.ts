@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TObject } from 'typebox';
 import { notFound, validationError, type ErrorDetail } from '../errors.ts';
+import { assertIfMatch } from './etag.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent, RequestContext, ResourceType } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
@@ -118,6 +119,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
       const collection = this.def.collection(tx);
       const previous = await collection.get(id);
       if (!previous) throw notFound(this.def.label, id);
+      assertIfMatch(ctx.ifMatch, previous);
       let record = next(previous, iso(this.deps.clock.now()));
       const changed = changedFields(previous, record);
       if (changed.length > 0) await this.assertValid(record, tx, previous);
@@ -135,6 +137,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     const record = await this.deps.store.transaction(async (tx) => {
       const record = await this.def.collection(tx).get(id);
       if (!record) throw notFound(this.def.label, id);
+      assertIfMatch(ctx.ifMatch, record);
       await this.def.cascade?.(record, tx, iso(this.deps.clock.now()));
       await this.def.collection(tx).delete(id);
       return record;

@@ -33,4 +33,6 @@ export interface DomainEvent<T = unknown> {
 export interface RequestContext {
   /** The `X-Actor` header, when sent. */
   readonly actor?: string;
+  /** The `If-Match` header, when sent: the write happens only if the record's current ETag is among these. */
+  readonly ifMatch?: string;
 }

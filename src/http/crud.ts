@@ -1,8 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
 import type { RequestContext } from '../events/types.ts';
-import { Deleted, IdParams, Many, One, errorResponses } from '../schemas/common.ts';
+import {
+  Deleted,
+  IdParams,
+  IfMatchHeaders,
+  IfNoneMatchHeaders,
+  Many,
+  NotModified,
+  One,
+  errorResponses,
+} from '../schemas/common.ts';
 import { contextOf } from './context.ts';
+import { sendRecord } from './etag.ts';
 
 /** The operations a resource service offers to its routes. */
 export interface CrudService<T> {
@@ -65,9 +75,10 @@ export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstanc
       tags,
       summary: `Get ${article(one)} ${one}`,
       params: IdParams,
-      response: { 200: One(spec.record), ...errorResponses(404) },
+      headers: IfNoneMatchHeaders,
+      response: { 200: One(spec.record), 304: NotModified, ...errorResponses(404) },
     },
-    handler: async (request) => ({ data: await service.get((request.params as IdParams).id) }),
+    handler: async (request, reply) => sendRecord(request, reply, await service.get((request.params as IdParams).id)),
   });
 
   if (spec.create && service.create) {
@@ -81,8 +92,7 @@ export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstanc
         response: { 201: One(spec.create.response ?? spec.record), ...errorResponses(400, 413, 415) },
       },
       handler: async (request, reply) => {
-        const record = await create(request.body, contextOf(request));
-        return reply.code(201).send({ data: record });
+        return sendRecord(request, reply, await create(request.body, contextOf(request)), 201);
       },
     });
   }
@@ -98,12 +108,12 @@ export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstanc
         tags,
         summary: replace ? `Replace ${article(one)} ${one}` : `Update ${article(one)} ${one} (only the fields sent)`,
         params: IdParams,
+        headers: IfMatchHeaders,
         body: spec.update.body as TSchema,
-        response: { 200: One(spec.record), ...errorResponses(400, 404, 413, 415) },
+        response: { 200: One(spec.record), ...errorResponses(400, 404, 412, 413, 415) },
       },
-      handler: async (request) => ({
-        data: await update((request.params as IdParams).id, request.body, contextOf(request)),
-      }),
+      handler: async (request, reply) =>
+        sendRecord(request, reply, await update((request.params as IdParams).id, request.body, contextOf(request))),
     });
   }
 
@@ -115,7 +125,8 @@ export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstanc
         tags,
         summary: `Delete ${article(one)} ${one}`,
         params: IdParams,
-        response: { 200: Deleted, ...errorResponses(404) },
+        headers: IfMatchHeaders,
+        response: { 200: Deleted, ...errorResponses(404, 412) },
       },
       handler: async (request) => {
         const record = await remove((request.params as IdParams).id, contextOf(request));

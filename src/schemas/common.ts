@@ -49,6 +49,18 @@ export const Query = <P extends TProperties>(properties: P) => Type.Object(prope
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 export type IdParams = Static<typeof IdParams>;
 
+/** Optimistic concurrency: a write with `If-Match` happens only on the version it names (else 412). */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({ description: 'ETag of the version this change is based on; `412 PRECONDITION_FAILED` if the record has changed since' }),
+  ),
+});
+/** Conditional read: `If-None-Match` with the current ETag gives `304 Not Modified`. */
+export const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'ETag(s) you hold; `304` with no body if the record is unchanged' })),
+});
+export const NotModified = Type.Null({ description: 'Not modified: the ETag you hold is current' });
+
 export const One = <T extends TSchema>(record: T) => Type.Object({ data: record });
 export const Many = <T extends TSchema>(record: T) =>
   Type.Object({ data: Type.Array(record), count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }) });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { contextOf } from '../../http/context.ts';
-import { IdParams, One, errorResponses } from '../../schemas/common.ts';
+import { sendRecord } from '../../http/etag.ts';
+import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
 import { ActivityCreate, ActivityEntry, ActivityList, ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
 
@@ -28,9 +29,10 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       tags,
       summary: 'Get an activity log entry',
       params: IdParams,
-      response: { 200: One(ActivityEntry), ...errorResponses(404) },
+      headers: IfNoneMatchHeaders,
+      response: { 200: One(ActivityEntry), 304: NotModified, ...errorResponses(404) },
     },
-    handler: async (request) => ({ data: await service.get((request.params as IdParams).id) }),
+    handler: async (request, reply) => sendRecord(request, reply, await service.get((request.params as IdParams).id)),
   });
 
   app.post('/api/activity-log', {
@@ -42,8 +44,7 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       response: { 201: One(ActivityEntry), ...errorResponses(400, 413, 415) },
     },
     handler: async (request, reply) => {
-      const entry = await service.append(request.body as ActivityCreate, contextOf(request));
-      return reply.code(201).send({ data: entry });
+      return sendRecord(request, reply, await service.append(request.body as ActivityCreate, contextOf(request)), 201);
     },
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { contextOf } from '../../http/context.ts';
 import { registerCrudRoutes } from '../../http/crud.ts';
-import { IdParams, One, errorResponses } from '../../schemas/common.ts';
+import { sendRecord } from '../../http/etag.ts';
+import { IdParams, IfMatchHeaders, One, errorResponses } from '../../schemas/common.ts';
 import { MarkedRead, Notification, NotificationCreate, NotificationQuery, ReadAllQuery } from './schema.ts';
 import type { NotificationService } from './service.ts';
 
@@ -37,10 +38,10 @@ export function notificationRoutes(app: FastifyInstance, service: NotificationSe
       tags: ['Notifications'],
       summary: 'Mark a notification read',
       params: IdParams,
-      response: { 200: One(Notification), ...errorResponses(404) },
+      headers: IfMatchHeaders,
+      response: { 200: One(Notification), ...errorResponses(404, 412) },
     },
-    handler: async (request) => ({
-      data: await service.markRead((request.params as IdParams).id, contextOf(request)),
-    }),
+    handler: async (request, reply) =>
+      sendRecord(request, reply, await service.markRead((request.params as IdParams).id, contextOf(request))),
   });
 }

@@ -40,7 +40,7 @@ export class NotificationService extends ResourceService<Notification, Notificat
     for (const n of unread) {
       const before = await this.collection.get(n.id);
       if (!before || before.read) continue; // deleted or marked meanwhile
-      await this.markRead(n.id, ctx);
+      await this.markRead(n.id, { actor: ctx.actor });
       marked++;
     }
     return marked;
