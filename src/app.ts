@@ -8,6 +8,7 @@ import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
 import { registerJsonBody } from './http/body.ts';
 import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -105,6 +106,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     strictPreflight: false,
     maxAge: 600,
   });
+
+  await registerOpenApi(app);
 
   const events = new EventBus(app.log);
   const serviceDeps: ServiceDeps = { store, clock, ids, events };
