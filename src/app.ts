@@ -1,11 +1,12 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Config } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/runtime.ts';
 import type { ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
+import { webhookConsumer } from './events/webhooks.ts';
 import { registerJsonBody } from './http/body.ts';
 import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -29,14 +30,20 @@ import { teamRoutes } from './resources/teams/routes.ts';
 import { TeamService } from './resources/teams/service.ts';
 import { timeEntryRoutes } from './resources/time-entries/routes.ts';
 import { TimeEntryService } from './resources/time-entries/service.ts';
+import { deliveryRoutes } from './resources/webhooks/deliveries.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
 import { WebhookService } from './resources/webhooks/service.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
+import { parseSchedule } from './webhooks/config.ts';
+import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
+
+/** How long deliveries in flight may finish when the service stops (bounded by SHUTDOWN_GRACE_MS). */
+const WEBHOOK_CLOSE_GRACE_MS = 3_000;
 
 export interface AppDeps {
-  config?: Partial<Pick<Config, 'bodyLimit' | 'logLevel'>>;
+  config?: Partial<Config>;
   /** The store to serve; default: a new in-memory store. */
   store?: Store;
   /** Load the sample records into the store (default true). */
@@ -45,6 +52,8 @@ export interface AppDeps {
   ids?: IdGenerator;
   /** A logger to use instead of Fastify's pino instance at `config.logLevel`. */
   logger?: FastifyBaseLogger;
+  /** Overrides of the webhook dispatcher's settings (tests: short schedules, an injected DNS lookup). */
+  webhooks?: Partial<DispatcherOptions>;
 }
 
 export interface Services {
@@ -64,11 +73,13 @@ declare module 'fastify' {
     services: Services;
     store: Store;
     events: EventBus;
+    webhookDispatcher: WebhookDispatcher;
   }
 }
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
 export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
+  const config = { ...loadConfig({}, []), ...deps.config };
   const store = deps.store ?? new MemoryStore();
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
@@ -76,8 +87,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger
       ? { loggerInstance: deps.logger }
-      : { logger: { level: deps.config?.logLevel ?? 'info', redact: ['req.headers.authorization'] } }),
-    bodyLimit: deps.config?.bodyLimit ?? 1_048_576,
+      : { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }),
+    bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdOf,
     frameworkErrors,
@@ -122,12 +133,33 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     activity: new ActivityLogService(serviceDeps),
     notifications: new NotificationService(serviceDeps),
   };
-  // What the service does by itself after every change: the audit trail and the users' notifications.
+  const dispatcher = new WebhookDispatcher({
+    clock,
+    ids,
+    log: app.log.child({ component: 'webhooks' }),
+    retrySchedule: parseSchedule(config.webhookRetrySchedule),
+    timeoutMs: config.webhookTimeoutMs,
+    concurrency: config.webhookConcurrency,
+    maxQueue: config.webhookMaxQueue,
+    historyPerWebhook: config.webhookHistory,
+    allowPrivate: config.webhookAllowPrivate,
+    // A receiver that answers 410 Gone wants no more: the webhook is switched off (recorded as a change by system).
+    onGone: async (id) => {
+      await services.webhooks.update(id, { active: false });
+    },
+    isActive: async (id) => (await store.webhooks.get(id))?.active === true,
+    ...deps.webhooks,
+  });
+
+  // What the service does by itself after every change: the audit trail, the users' notifications, and
+  // signed deliveries to the webhooks subscribed (queued, never awaited).
   events.subscribe('activity-log', activityConsumer(services.activity));
   events.subscribe('notifications', notificationConsumer(store, services.notifications));
+  events.subscribe('webhooks', webhookConsumer(store, dispatcher, ids));
   app.decorate('services', services);
   app.decorate('store', store);
   app.decorate('events', events);
+  app.decorate('webhookDispatcher', dispatcher);
 
   healthRoutes(app, clock);
   projectRoutes(app, services.projects);
@@ -137,10 +169,16 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   milestoneRoutes(app, services.milestones);
   timeEntryRoutes(app, services.timeEntries);
   webhookRoutes(app, services.webhooks);
+  deliveryRoutes(app, services.webhooks, dispatcher, clock, ids);
   activityRoutes(app, services.activity);
   notificationRoutes(app, services.notifications);
 
   if (deps.seed ?? true) await seed(store);
-  app.addHook('onClose', async () => store.close());
+  app.addHook('onClose', async () => {
+    // The listener is closed and requests are done: deliveries in flight get a short grace, the rest is logged.
+    const { abandoned } = await dispatcher.close(Math.min(config.shutdownGraceMs, WEBHOOK_CLOSE_GRACE_MS));
+    if (abandoned > 0) app.log.warn({ abandoned }, 'webhook deliveries abandoned at shutdown');
+    await store.close();
+  });
   return app;
 }

@@ -1,0 +1,232 @@
+import type { Dispatcher } from 'undici';
+import { iso } from '../core/runtime.ts';
+import { DeliveryHistory } from './history.ts';
+import { resolveOptions, type DispatcherOptions, type Settings } from './options.ts';
+import { WorkQueue } from './queue.ts';
+import { delayBeforeRetry } from './retry.ts';
+import { describeError, sendOnce, type AttemptResult } from './send.ts';
+import { signingKey, webhookHeaders } from './signing.ts';
+import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from './types.ts';
+import { createGuardedAgent } from './url-guard.ts';
+
+export type { DispatcherOptions };
+
+/** One event on its way to one webhook: a chain of attempts, each with its own record. */
+interface Delivery {
+  readonly target: DeliveryTarget;
+  readonly key: Buffer;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly body: string;
+  attempt: number;
+  record: DeliveryRecord;
+  timer?: NodeJS.Timeout;
+  cancelled: boolean;
+}
+
+type Outcome = Pick<DeliveryRecord, 'responseStatus' | 'error' | 'durationMs'>;
+const SHOWN_ON_CLOSE = 50;
+
+/**
+ * Delivers events to webhooks in the background: a bounded queue, bounded concurrency, retries on
+ * timers, one `DeliveryRecord` per attempt. Nothing here throws into, or waits on, the caller.
+ */
+export class WebhookDispatcher {
+  private readonly s: Settings;
+  private readonly agent: Dispatcher;
+  private readonly history: DeliveryHistory<Delivery>;
+  private readonly queue: WorkQueue<Delivery>;
+  private readonly retrying = new Set<Delivery>();
+  private readonly bodies = new WeakMap<OutboundEvent, string>();
+  private readonly shutdown = new AbortController();
+  /** Deliveries queued, in flight or waiting to retry: what `maxQueue` bounds. */
+  private alive = 0;
+  private abandoned = 0;
+  private closed = false;
+
+  constructor(options: DispatcherOptions) {
+    this.s = resolveOptions(options);
+    this.history = new DeliveryHistory(this.s.historyPerWebhook);
+    this.queue = new WorkQueue(this.s.concurrency, (d) => this.run(d));
+    this.agent =
+      this.s.dispatcher ?? createGuardedAgent({ allowPrivate: this.s.allowPrivate, lookup: this.s.lookup, connectTimeoutMs: this.s.timeoutMs });
+  }
+
+  /** Queues `event` for `target`. Never throws, never waits; a full queue records the delivery as failed. */
+  enqueue(target: DeliveryTarget, event: OutboundEvent): void {
+    try {
+      if (this.closed) return this.s.log.warn({ webhookId: target.id, eventId: event.id }, 'webhook dispatcher closed: delivery dropped');
+      let body = this.bodies.get(event);
+      if (body === undefined) this.bodies.set(event, (body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })));
+      this.admit(target, event.id, event.type, body);
+    } catch (err) {
+      this.s.log.error({ err, webhookId: target.id, eventId: event.id }, 'webhook delivery could not be queued');
+    }
+  }
+
+  /** Attempt records of a webhook, newest first (copies). */
+  deliveries(webhookId: string): DeliveryRecord[] {
+    return this.history.list(webhookId);
+  }
+
+  /**
+   * Sends a recorded delivery's event again (same `webhook-id`) as a new delivery, with its own retries.
+   * `target` (same id) replaces the recorded URL and secret, e.g. when the webhook changed since.
+   * `undefined` when there is no such record (or the dispatcher is closed).
+   */
+  redeliver(webhookId: string, deliveryId: string, target?: DeliveryTarget): DeliveryRecord | undefined {
+    const old = this.history.find(webhookId, deliveryId)?.context;
+    if (!old || this.closed) return undefined;
+    return { ...this.admit(target ?? old.target, old.eventId, old.eventType, old.body) };
+  }
+
+  /** Drops a deleted webhook's history, queued attempts and retries; an attempt in flight finishes unrecorded. */
+  forget(webhookId: string): void {
+    this.history.forget(webhookId);
+    for (const d of this.queue.removeWhere((q) => q.target.id === webhookId)) this.cancel(d);
+    for (const d of [...this.retrying]) if (d.target.id === webhookId) this.cancel(d);
+    for (const d of this.queue.inFlight) if (d.target.id === webhookId) d.cancelled = true;
+  }
+
+  stats(): { queued: number; inFlight: number; scheduledRetries: number } {
+    return { queued: this.queue.queued, inFlight: this.queue.inFlight.size, scheduledRetries: this.retrying.size };
+  }
+
+  /**
+   * Stops accepting, drops queued attempts and pending retries (logging their events), lets requests in
+   * flight finish for up to `graceMs`, then aborts them. `abandoned`: deliveries left without a final answer.
+   */
+  async close(graceMs: number): Promise<{ abandoned: number }> {
+    if (this.closed) return { abandoned: this.abandoned };
+    this.closed = true;
+    const dropped = [...this.queue.drain(), ...this.retrying];
+    for (const d of dropped) this.abandon(d);
+    if (dropped.length > 0) {
+      const shown = dropped.slice(0, SHOWN_ON_CLOSE).map((d) => ({ webhookId: d.target.id, eventId: d.eventId, eventType: d.eventType, attempt: d.attempt }));
+      this.s.log.warn({ count: dropped.length, deliveries: shown }, 'webhook deliveries abandoned at shutdown');
+    }
+    await this.queue.idle(graceMs);
+    if (this.queue.inFlight.size > 0) {
+      this.s.log.warn({ count: this.queue.inFlight.size }, 'webhook requests still in flight after the grace period: aborting');
+      this.shutdown.abort();
+      await this.queue.idle(1_000);
+    }
+    if (!this.s.dispatcher) await this.agent.destroy().catch(() => {});
+    return { abandoned: this.abandoned };
+  }
+
+  private admit(target: DeliveryTarget, eventId: string, eventType: string, body: string): DeliveryRecord {
+    const d: Delivery = { target, key: signingKey(target.secret), eventId, eventType, body, attempt: 0, cancelled: false, record: undefined! };
+    this.nextAttempt(d);
+    if (this.alive >= this.s.maxQueue) {
+      this.complete(d, 'failed', { responseStatus: null, error: 'queue full', durationMs: null });
+      this.s.log.warn({ webhookId: target.id, eventId, eventType, maxQueue: this.s.maxQueue }, 'webhook queue full: delivery dropped');
+      return d.record;
+    }
+    this.alive++;
+    this.queue.push(d);
+    return d.record;
+  }
+
+  private nextAttempt(d: Delivery): void {
+    d.attempt++;
+    d.record = {
+      id: this.s.ids('dlv'), webhookId: d.target.id, eventId: d.eventId, eventType: d.eventType, attempt: d.attempt, status: 'pending',
+      responseStatus: null, error: null, durationMs: null, createdAt: iso(this.s.clock.now()), completedAt: null, nextAttemptAt: null,
+    };
+    this.history.add(d.record, d);
+  }
+
+  private async run(d: Delivery): Promise<void> {
+    const seconds = Math.floor(this.s.clock.now().getTime() / 1000);
+    const headers = webhookHeaders(d.key, d.eventId, seconds, d.body);
+    const { timeoutMs } = this.s;
+    const result = await sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body: d.body, timeoutMs, shutdown: this.shutdown.signal }).catch(
+      (err: unknown): AttemptResult => ({ outcome: 'network', responseStatus: null, error: describeError(err), retryAfter: undefined, durationMs: 0 }),
+    );
+    try {
+      this.settle(d, result);
+    } catch (err) {
+      this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery bookkeeping failed');
+    }
+  }
+
+  /** Records an attempt's result and decides what comes next: nothing, or a retry. */
+  private settle(d: Delivery, result: AttemptResult): void {
+    const { responseStatus, error, durationMs } = result;
+    const now = this.s.clock.now();
+    const log = { webhookId: d.target.id, eventId: d.eventId, attempt: d.attempt, status: responseStatus, error };
+    if (result.outcome === 'ok' || result.outcome === 'refused') {
+      this.complete(d, result.outcome === 'ok' ? 'succeeded' : 'refused', { responseStatus, error, durationMs }, now);
+      this.s.log[result.outcome === 'ok' ? 'debug' : 'warn'](log, `webhook delivery ${d.record.status}`);
+      return this.finish();
+    }
+    this.complete(d, 'failed', { responseStatus, error, durationMs }, now);
+    if (d.cancelled || result.outcome === 'invalid') return this.finish();
+    if (responseStatus === 410) {
+      this.s.log.info(log, 'webhook receiver answered 410 Gone: no retry');
+      const { onGone } = this.s;
+      if (onGone) {
+        Promise.resolve(d.target.id)
+          .then(onGone)
+          .catch((err: unknown) => this.s.log.error({ err, webhookId: d.target.id }, 'webhook onGone callback failed'));
+      }
+      return this.finish();
+    }
+    if (this.closed) return this.abandon(d);
+    const delay = delayBeforeRetry(d.attempt, result.retryAfter, now, this.s);
+    if (delay === null) {
+      this.s.log.warn(log, 'webhook delivery failed: retries exhausted');
+      return this.finish();
+    }
+    d.record.nextAttemptAt = iso(new Date(now.getTime() + delay));
+    this.s.log.debug({ ...log, delayMs: delay }, 'webhook delivery failed: retry scheduled');
+    d.timer = setTimeout(() => void this.retry(d), delay);
+    d.timer.unref();
+    this.retrying.add(d);
+  }
+
+  private async retry(d: Delivery): Promise<void> {
+    d.timer = undefined;
+    let active = true;
+    try {
+      if (this.s.isActive) active = await this.s.isActive(d.target.id);
+    } catch (err) {
+      this.s.log.error({ err, webhookId: d.target.id }, 'webhook isActive check failed: retrying anyway');
+    }
+    if (!this.retrying.delete(d)) return; // forgotten, or the dispatcher closed, meanwhile
+    if (!active) {
+      d.record.nextAttemptAt = null;
+      this.s.log.info({ webhookId: d.target.id, eventId: d.eventId }, 'webhook inactive or deleted: retries stopped');
+      return this.finish();
+    }
+    this.nextAttempt(d);
+    this.queue.push(d);
+  }
+
+  private complete(d: Delivery, status: DeliveryRecord['status'], outcome: Outcome, now = this.s.clock.now()): void {
+    Object.assign(d.record, outcome, { status, completedAt: iso(now), nextAttemptAt: null });
+  }
+
+  /** Gives up on a delivery because the dispatcher is closing; an attempt not yet made is recorded as failed. */
+  private abandon(d: Delivery): void {
+    if (d.record.status === 'pending') {
+      this.complete(d, 'failed', { responseStatus: null, error: 'abandoned: dispatcher closed before this attempt', durationMs: null });
+    }
+    this.abandoned++;
+    this.cancel(d);
+  }
+
+  private cancel(d: Delivery): void {
+    d.cancelled = true;
+    clearTimeout(d.timer);
+    d.timer = undefined;
+    d.record.nextAttemptAt = null;
+    this.retrying.delete(d);
+    this.finish();
+  }
+
+  private finish(): void {
+    this.alive--;
+  }
+}

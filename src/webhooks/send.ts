@@ -1,0 +1,101 @@
+import { performance } from 'node:perf_hooks';
+import { request, type Dispatcher } from 'undici';
+import { findRefusal } from './url-guard.ts';
+
+/** Response bytes read (and thrown away) before the connection is dropped: receivers have nothing to tell us. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface Attempt {
+  dispatcher: Dispatcher;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** Aborts the attempt when the dispatcher shuts down. */
+  shutdown: AbortSignal;
+}
+
+export interface AttemptResult {
+  /** `ok`: a 2xx within the timeout. `http`: any other answer. The rest: no usable answer (`invalid`: not an http(s) URL). */
+  outcome: 'ok' | 'http' | 'timeout' | 'network' | 'refused' | 'aborted' | 'invalid';
+  responseStatus: number | null;
+  error: string | null;
+  retryAfter: string | undefined;
+  durationMs: number;
+}
+
+/**
+ * One POST. Never throws. The timeout covers connecting, the headers and the body; redirects are not
+ * followed (undici's `request` follows none); the response body is drained up to `MAX_RESPONSE_BYTES`.
+ */
+export async function sendOnce({ dispatcher, url, headers, body, timeoutMs, shutdown }: Attempt): Promise<AttemptResult> {
+  const invalid = invalidUrl(url);
+  if (invalid) return { outcome: 'invalid', responseStatus: null, error: invalid, retryAfter: undefined, durationMs: 0 };
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timeout after ${timeoutMs} ms`));
+  }, timeoutMs);
+  timer.unref();
+  const onShutdown = () => controller.abort(new Error('aborted: dispatcher closed'));
+  if (shutdown.aborted) onShutdown();
+  else shutdown.addEventListener('abort', onShutdown, { once: true });
+
+  let responseStatus: number | null = null;
+  let retryAfter: string | undefined;
+  try {
+    const res = await request(url, { dispatcher, method: 'POST', headers, body, signal: controller.signal });
+    responseStatus = res.statusCode;
+    const header = res.headers['retry-after'];
+    retryAfter = Array.isArray(header) ? header[0] : header;
+    await drain(res.body);
+    const ok = responseStatus >= 200 && responseStatus < 300;
+    return { outcome: ok ? 'ok' : 'http', responseStatus, error: ok ? null : httpError(responseStatus), retryAfter, durationMs: elapsed() };
+  } catch (err) {
+    const reading = responseStatus === null ? '' : ` (HTTP ${responseStatus}, reading the response body)`;
+    const base = { responseStatus, retryAfter, durationMs: elapsed() };
+    if (timedOut) return { ...base, outcome: 'timeout', error: `timeout after ${timeoutMs} ms${reading}` };
+    if (shutdown.aborted) return { ...base, outcome: 'aborted', error: `aborted: dispatcher closed${reading}` };
+    const refused = findRefusal(err);
+    if (refused) return { ...base, outcome: 'refused', error: refused.message };
+    return { ...base, outcome: 'network', error: describeError(err) + reading };
+  } finally {
+    clearTimeout(timer);
+    shutdown.removeEventListener('abort', onShutdown);
+  }
+}
+
+async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<void> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > MAX_RESPONSE_BYTES) break; // leaving the loop destroys the stream and its connection
+  }
+}
+
+function invalidUrl(url: string): string | null {
+  if (!URL.canParse(url)) return 'invalid url: not an absolute URL';
+  const { protocol, username, password } = new URL(url);
+  if (protocol !== 'http:' && protocol !== 'https:') return `invalid url: ${protocol} is not http or https`;
+  if (username || password) return 'invalid url: credentials in the URL are not supported';
+  return null;
+}
+
+function httpError(status: number): string {
+  if (status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
+  if (status === 410) return 'HTTP 410 Gone (receiver asked for no more deliveries)';
+  return `HTTP ${status}`;
+}
+
+/** `CODE: message` of a network error, the first of an aggregate (one per address tried). */
+export function describeError(err: unknown): string {
+  let e = err;
+  if (e instanceof AggregateError && e.errors.length > 0) e = e.errors[0];
+  if (!(e instanceof Error)) return String(e).slice(0, 500);
+  const code = (e as NodeJS.ErrnoException).code;
+  const text = code && !e.message.includes(code) ? `${code}: ${e.message}` : e.message || e.name;
+  return text.slice(0, 500);
+}

@@ -1,0 +1,52 @@
+import { Type, type Static } from 'typebox';
+import { Id, Nullable, StringEnum, Timestamp } from '../schemas/common.ts';
+
+/** Where a delivery goes: a webhook as the dispatcher needs it (a snapshot, taken when the event is queued). */
+export interface DeliveryTarget {
+  readonly id: string;
+  readonly url: string;
+  /** `whsec_` + base64; the part after the prefix is the HMAC key, base64-decoded. */
+  readonly secret: string;
+}
+
+/** What is delivered: the body is `{ type, timestamp, data }`, the `id` is the `webhook-id` header. */
+export interface OutboundEvent {
+  /** `evt_…`: the same on every attempt and redelivery, so receivers can deduplicate. */
+  readonly id: string;
+  readonly type: string;
+  /** ISO 8601. */
+  readonly timestamp: string;
+  readonly data: unknown;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'refused'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One HTTP attempt to deliver one event to one webhook (a retry is a new record). */
+export const DeliveryRecord = Type.Object({
+  id: Id('dlv'),
+  webhookId: Id('wh'),
+  eventId: Id('evt'),
+  eventType: Type.String(),
+  attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of a delivery, 2 for its first retry, …' }),
+  status: StringEnum(DELIVERY_STATUSES, {
+    description: '`refused`: the target resolved to a loopback, private, link-local or metadata address',
+  }),
+  responseStatus: Nullable(Type.Integer({ description: "The receiver's HTTP status, when it answered" })),
+  error: Nullable(Type.String({ description: 'Why the attempt failed or was refused' })),
+  durationMs: Nullable(Type.Integer({ minimum: 0 })),
+  createdAt: Timestamp,
+  completedAt: Nullable(Timestamp),
+  nextAttemptAt: Nullable({ ...Timestamp, description: 'When the next retry is due, if one is scheduled' }),
+});
+export type DeliveryRecord = Static<typeof DeliveryRecord>;
+
+type LogFn = (obj: object, msg?: string) => void;
+
+/** The part of a pino / Fastify logger the dispatcher uses. */
+export interface Logger {
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  debug: LogFn;
+}
