@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.ts';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/runtime.ts';
-import type { ServiceDeps } from './core/resource-service.ts';
+import { ResourceService, type ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
@@ -16,20 +16,20 @@ import { validatorCompiler } from './http/validation.ts';
 import { activityRoutes } from './resources/activity-log/routes.ts';
 import { ActivityLogService } from './resources/activity-log/service.ts';
 import { commentRoutes } from './resources/comments/routes.ts';
-import { CommentService } from './resources/comments/service.ts';
+import { commentDef, type CommentService } from './resources/comments/service.ts';
 import { healthRoutes } from './resources/health/routes.ts';
 import { milestoneRoutes } from './resources/milestones/routes.ts';
-import { MilestoneService } from './resources/milestones/service.ts';
+import { milestoneDef, type MilestoneService } from './resources/milestones/service.ts';
 import { notificationRoutes } from './resources/notifications/routes.ts';
 import { NotificationService } from './resources/notifications/service.ts';
 import { projectRoutes } from './resources/projects/routes.ts';
-import { ProjectService } from './resources/projects/service.ts';
+import { projectDef, type ProjectService } from './resources/projects/service.ts';
 import { taskRoutes } from './resources/tasks/routes.ts';
-import { TaskService } from './resources/tasks/service.ts';
+import { taskDef, type TaskService } from './resources/tasks/service.ts';
 import { teamRoutes } from './resources/teams/routes.ts';
-import { TeamService } from './resources/teams/service.ts';
+import { teamDef, type TeamService } from './resources/teams/service.ts';
 import { timeEntryRoutes } from './resources/time-entries/routes.ts';
-import { TimeEntryService } from './resources/time-entries/service.ts';
+import { timeEntryDef, type TimeEntryService } from './resources/time-entries/service.ts';
 import { deliveryRoutes } from './resources/webhooks/deliveries.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
 import { WebhookService } from './resources/webhooks/service.ts';
@@ -123,12 +123,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const events = new EventBus(app.log);
   const serviceDeps: ServiceDeps = { store, clock, ids, events };
   const services: Services = {
-    projects: new ProjectService(serviceDeps),
-    tasks: new TaskService(serviceDeps),
-    teams: new TeamService(serviceDeps),
-    comments: new CommentService(serviceDeps),
-    milestones: new MilestoneService(serviceDeps),
-    timeEntries: new TimeEntryService(serviceDeps),
+    projects: new ResourceService(projectDef, serviceDeps),
+    tasks: new ResourceService(taskDef, serviceDeps),
+    teams: new ResourceService(teamDef(serviceDeps), serviceDeps),
+    comments: new ResourceService(commentDef, serviceDeps),
+    milestones: new ResourceService(milestoneDef, serviceDeps),
+    timeEntries: new ResourceService(timeEntryDef, serviceDeps),
     webhooks: new WebhookService(serviceDeps),
     activity: new ActivityLogService(serviceDeps),
     notifications: new NotificationService(serviceDeps),

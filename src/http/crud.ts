@@ -63,7 +63,8 @@ export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstanc
       response: { 200: Many(listItem?.schema ?? spec.record), ...errorResponses(400) },
     },
     handler: async (request) => {
-      const records = await service.list((request.query ?? {}) as object);
+      // Only a validated query filters: its schema has removed every parameter it does not declare.
+      const records = await service.list(spec.query ? (request.query as object) : {});
       const data = listItem ? records.map(listItem.from) : records;
       return { data, count: data.length };
     },

@@ -1,5 +1,5 @@
-import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
-import { CommentCreate, type Comment, type CommentPatch, type CommentQuery } from './schema.ts';
+import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
+import { CommentCreate, type Comment, type CommentPatch } from './schema.ts';
 
 export const commentDef: ResourceDef<Comment, CommentCreate, CommentPatch> = {
   type: 'comment',
@@ -25,12 +25,4 @@ export const commentDef: ResourceDef<Comment, CommentCreate, CommentPatch> = {
   },
 };
 
-export class CommentService extends ResourceService<Comment, CommentCreate, CommentPatch> {
-  constructor(deps: ServiceDeps) {
-    super(commentDef, deps);
-  }
-
-  override list(query: CommentQuery = {}): Promise<Comment[]> {
-    return super.list({ targetType: query.targetType, targetId: query.targetId, author: query.author });
-  }
-}
+export type CommentService = ResourceService<Comment, CommentCreate, CommentPatch>;

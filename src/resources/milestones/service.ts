@@ -1,5 +1,5 @@
-import { ResourceService, merge, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
-import { MilestoneCreate, type Milestone, type MilestonePatch, type MilestoneQuery } from './schema.ts';
+import { ResourceService, merge, type ResourceDef } from '../../core/resource-service.ts';
+import { MilestoneCreate, type Milestone, type MilestonePatch } from './schema.ts';
 
 /**
  * `reachedAt` follows the status table of the interface: set when a milestone first becomes `reached`
@@ -32,12 +32,4 @@ export const milestoneDef: ResourceDef<Milestone, MilestoneCreate, MilestonePatc
   },
 };
 
-export class MilestoneService extends ResourceService<Milestone, MilestoneCreate, MilestonePatch> {
-  constructor(deps: ServiceDeps) {
-    super(milestoneDef, deps);
-  }
-
-  override list(query: MilestoneQuery = {}): Promise<Milestone[]> {
-    return super.list({ projectId: query.projectId, status: query.status });
-  }
-}
+export type MilestoneService = ResourceService<Milestone, MilestoneCreate, MilestonePatch>;

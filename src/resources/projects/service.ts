@@ -1,7 +1,7 @@
-import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
+import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
 import type { ErrorDetail } from '../../errors.ts';
 import { deleteProjectDependents } from '../cascade.ts';
-import { ProjectInput, type Project, type ProjectQuery } from './schema.ts';
+import { ProjectInput, type Project } from './schema.ts';
 
 export const projectDef: ResourceDef<Project, ProjectInput, ProjectInput> = {
   type: 'project',
@@ -27,12 +27,4 @@ export const projectDef: ResourceDef<Project, ProjectInput, ProjectInput> = {
   cascade: (project, tx) => deleteProjectDependents(tx, project.id),
 };
 
-export class ProjectService extends ResourceService<Project, ProjectInput, ProjectInput> {
-  constructor(deps: ServiceDeps) {
-    super(projectDef, deps);
-  }
-
-  override list(query: ProjectQuery = {}): Promise<Project[]> {
-    return super.list({ status: query.status });
-  }
-}
+export type ProjectService = ResourceService<Project, ProjectInput, ProjectInput>;

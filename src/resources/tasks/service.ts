@@ -1,6 +1,6 @@
-import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
+import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
 import { deleteTaskDependents } from '../cascade.ts';
-import { TaskCreate, type Task, type TaskPatch, type TaskQuery } from './schema.ts';
+import { TaskCreate, type Task, type TaskPatch } from './schema.ts';
 
 export const taskDef: ResourceDef<Task, TaskCreate, TaskPatch> = {
   type: 'task',
@@ -27,12 +27,4 @@ export const taskDef: ResourceDef<Task, TaskCreate, TaskPatch> = {
   cascade: (task, tx) => deleteTaskDependents(tx, task.id),
 };
 
-export class TaskService extends ResourceService<Task, TaskCreate, TaskPatch> {
-  constructor(deps: ServiceDeps) {
-    super(taskDef, deps);
-  }
-
-  override list(query: TaskQuery = {}): Promise<Task[]> {
-    return super.list({ projectId: query.projectId, assignee: query.assignee, status: query.status });
-  }
-}
+export type TaskService = ResourceService<Task, TaskCreate, TaskPatch>;

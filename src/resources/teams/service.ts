@@ -38,13 +38,4 @@ export const summarize = (team: Team): TeamSummary => ({
   updatedAt: team.updatedAt,
 });
 
-export class TeamService extends ResourceService<Team, TeamCreate, TeamPatch> {
-  constructor(deps: ServiceDeps) {
-    super(teamDef(deps), deps);
-  }
-
-  /** Teams have no list filters. */
-  override list(): Promise<Team[]> {
-    return super.list();
-  }
-}
+export type TeamService = ResourceService<Team, TeamCreate, TeamPatch>;

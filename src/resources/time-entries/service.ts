@@ -1,5 +1,5 @@
-import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
-import { TimeEntryCreate, type TimeEntry, type TimeEntryPatch, type TimeEntryQuery } from './schema.ts';
+import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
+import { TimeEntryCreate, type TimeEntry, type TimeEntryPatch } from './schema.ts';
 
 export const timeEntryDef: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPatch> = {
   type: 'time_entry',
@@ -22,12 +22,4 @@ export const timeEntryDef: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPatc
   },
 };
 
-export class TimeEntryService extends ResourceService<TimeEntry, TimeEntryCreate, TimeEntryPatch> {
-  constructor(deps: ServiceDeps) {
-    super(timeEntryDef, deps);
-  }
-
-  override list(query: TimeEntryQuery = {}): Promise<TimeEntry[]> {
-    return super.list({ taskId: query.taskId, username: query.username, date: query.date });
-  }
-}
+export type TimeEntryService = ResourceService<TimeEntry, TimeEntryCreate, TimeEntryPatch>;

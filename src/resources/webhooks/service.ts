@@ -80,7 +80,7 @@ export const webhookDef: ResourceDef<WebhookRecord, WebhookCreate, WebhookPatch>
 export class WebhookService {
   private readonly records: ResourceService<WebhookRecord, WebhookCreate, WebhookPatch>;
 
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(deps: ServiceDeps) {
     this.records = new ResourceService(webhookDef, deps);
   }
 
