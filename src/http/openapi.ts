@@ -1,4 +1,155 @@
+import { readFileSync } from 'node:fs';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { Type, type TObject, type TSchema } from 'typebox';
+import { ErrorResponse } from '../errors.ts';
+import { Deleted } from '../schemas/common.ts';
+import { components, describeErrors, documentedStatuses, ETAG, namedRecords, responseHeaders, sampleFor, TAGS } from './openapi-docs.ts';
 
-/** Publishes the OpenAPI document and the docs page. Registered before the routes, so it sees every one. */
-export async function registerOpenApi(_app: FastifyInstance): Promise<void> {}
+export const OPENAPI_PATH = '/api/openapi.json';
+export const DOCS_PATH = '/docs';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  description: string;
+};
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Publishes the OpenAPI 3.1 document (`GET /api/openapi.json`) and the interactive docs page (`/docs`).
+ * Registered before the routes: @fastify/swagger collects every route added after it, whoever adds it,
+ * and builds the document from the same TypeBox schemas that validate requests and serialize responses.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  // The error body and the records, as named components the document refers to. Only the document refers to
+  // them by name; the routes keep their inline schemas, so serialization does not depend on this registration.
+  for (const schema of components()) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'pm-service API',
+        version: pkg.version,
+        description: INFO,
+      },
+      // Relative: "Try it out" and generated clients call the server the document was fetched from.
+      servers: [{ url: '/', description: 'The server this document came from' }],
+      // No authentication: an empty requirement list says so explicitly (rather than leaving it unsaid).
+      security: [],
+      tags: TAGS,
+    },
+    // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      if (!schema || schema.hide) return { schema, url };
+      const methods = [route.method].flat().map((m) => m.toUpperCase());
+      return { schema: documentRoute(schema as RouteSchema, url, methods.some((m) => BODY_METHODS.has(m))), url };
+    },
+  });
+
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    // No call to the public swagger.io validator: the page loads nothing from outside this server.
+    validatorUrl: false,
+    uiConfig: { deepLinking: true, displayOperationId: true, tryItOutEnabled: false, defaultModelsExpandDepth: 0 },
+    staticCSP: CSP,
+    theme: { title: 'pm-service API' },
+  });
+
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+}
+
+type RouteSchema = {
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TObject;
+  headers?: TObject;
+  /** Route schemas say what a status answers; the document's transform may say it in OpenAPI's own form. */
+  response?: Record<string, unknown>;
+} & Record<string, unknown>;
+
+/**
+ * What the document says about one route, on top of its own schema (the route itself is not changed):
+ * the errors any route can give, the error responses as references to the shared component with their
+ * codes, examples taken from the sample records, and the `X-Actor` header of every write.
+ */
+function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): RouteSchema {
+  const samples = sampleFor(url);
+  const response: Record<string, unknown> = {};
+  const statuses = documentedStatuses((schema.response ?? {}) as Record<string, TSchema>, { takesBody, hasQuery: !!schema.querystring });
+  for (const [status, s] of statuses) {
+    if (s === ErrorResponse) response[status] = describeErrors(Number(status), url, takesBody);
+    else if (s === Deleted && samples) response[status] = describeSuccess(status, s, { data: { id: samples.id, deleted: true } });
+    else {
+      const named = namedRecords(s);
+      response[status] = describeSuccess(status, named.schema, named.example);
+    }
+  }
+
+  const out: RouteSchema = { ...schema, response };
+  const body = schema.body && samples?.body(schema.body, schema.params ? 2 : Infinity);
+  if (body) out.body = { ...schema.body, examples: [body] } as TSchema;
+  if (schema.params?.properties.id && samples) {
+    out.params = Type.Object({ ...schema.params.properties, id: { ...schema.params.properties.id, examples: [samples.id] } });
+  }
+  if (takesBody) {
+    out.headers = Type.Object({
+      ...(schema.headers?.properties ?? {}),
+      'x-actor': Type.Optional(
+        Type.String({ maxLength: 100, description: 'Who makes the change (a username), recorded in the activity log', examples: ['alice'] }),
+      ),
+    });
+  }
+  return out;
+}
+
+const STATUS_TEXT: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
+/**
+ * A success response for the document: a description, its headers, and an example, which @fastify/swagger
+ * lifts from the schema's `examples` onto the media type. Single records carry their version as an `ETag`.
+ */
+function describeSuccess(status: string, schema: TSchema & { description?: string }, example: unknown): TSchema {
+  const single = (example as { data?: unknown } | undefined)?.data;
+  const etag = status === '304' || (single !== undefined && !Array.isArray(single) && !(single as { deleted?: boolean }).deleted);
+  return {
+    ...schema,
+    'x-response-description': schema.description ?? STATUS_TEXT[status] ?? 'Success',
+    headers: { ...responseHeaders, ...(etag ? { etag: ETAG } : {}) },
+    ...(example === undefined ? {} : { examples: [example] }),
+  } as TSchema;
+}
+
+const INFO = `${pkg.description}
+
+Every request and response shape in this document is generated from the TypeBox schemas the service validates
+requests with, so it cannot drift from what the service does.
+
+- **Envelopes.** One record \`{ "data": {…} }\`; a list \`{ "data": […], "count": n }\` (every match, in creation
+  order; the activity log newest first, with \`total\`); a delete \`{ "data": { "id": "…", "deleted": true } }\`.
+- **Bodies.** JSON objects. Fields a body schema does not list (\`additionalProperties: false\`) are dropped,
+  never stored or echoed; values are taken as sent, never coerced.
+- **Errors.** Every 4xx/5xx body is \`{ "error": { "code", "message", "details"? } }\`
+  (the \`ErrorResponse\` schema); an unknown path is \`404 NOT_FOUND\` and a known path with another method
+  \`405 METHOD_NOT_ALLOWED\` with an \`Allow\` header.
+- **Concurrency.** Single-record reads carry an \`ETag\`: \`If-None-Match\` gives \`304\`, a stale \`If-Match\` on a
+  write gives \`412 PRECONDITION_FAILED\`.
+- **Headers.** Every response carries \`X-Request-Id\`; send \`X-Actor: <username>\` to say who makes a change.
+  CORS is open to any origin.
+- **Sample data.** The service starts with stable sample records (\`proj_001\`, \`task_001\`, \`team_001\`, …);
+  the examples below are taken from them.`;
+
+/** Everything the docs page loads comes from this server; inline styles are swagger-ui's own. */
+const CSP = {
+  'default-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'script-src': ["'self'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'object-src': ["'none'"],
+  'frame-ancestors': ["'self'"],
+  'base-uri': ["'self'"],
+};

@@ -2,6 +2,7 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
+import { contract } from './contract.ts';
 
 /** A clock that stands still until told to move, so timestamps in tests are exact. */
 export class FakeClock implements Clock {
@@ -51,12 +52,24 @@ export interface Res<T = any> {
   text: string;
 }
 
-/** Thin `app.inject` wrapper: JSON bodies in, parsed bodies out. */
+/**
+ * Thin `app.inject` wrapper: JSON bodies in, parsed bodies out. Every response is checked against the published
+ * OpenAPI document (test/helpers/contract.ts): one that breaks it fails the test that made the request.
+ */
 export class Api {
   constructor(private readonly app: FastifyInstance) {}
 
   async request<T = any>(opts: InjectOptions): Promise<Res<T>> {
     const res = await this.app.inject(opts);
+    const target = opts.url ?? opts.path ?? '/';
+    const problems = (await contract()).check({
+      method: opts.method ?? 'GET',
+      url: typeof target === 'string' ? target : target.pathname,
+      status: res.statusCode,
+      contentType: res.headers['content-type'] as string | undefined,
+      text: res.body,
+    });
+    if (problems.length > 0) throw new Error(`response breaks the OpenAPI contract:\n  ${problems.join('\n  ')}`);
     let body: any;
     try {
       body = res.body === '' ? undefined : JSON.parse(res.body);

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { testApp } from '../helpers/app.ts';
+import { errorOf } from '../helpers/app.ts';
+
+test('/docs is a swagger-ui page whose every asset is served by this server', async (t) => {
+  const { api } = await testApp(t);
+  const page = await api.get('/docs');
+  assert.equal(page.status, 200);
+  assert.match(String(page.headers['content-type']), /^text\/html/);
+  assert.doesNotMatch(page.text, /https?:\/\/|\/\/[a-z]/i, 'no absolute or protocol-relative URL in the page');
+  const csp = String(page.headers['content-security-policy']);
+  assert.match(csp, /default-src 'self'/);
+  assert.match(csp, /connect-src 'self'/);
+
+  const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+  assert.ok(assets.some((a) => a.endsWith('swagger-ui-bundle.js')), assets.join(' '));
+  for (const asset of assets) {
+    const res = await api.get(new URL(asset, 'http://x/docs').pathname);
+    assert.equal(res.status, 200, asset);
+  }
+  // The page's own script: the document from this server, no call to the public swagger.io validator.
+  const init = await api.get('/docs/static/swagger-initializer.js');
+  assert.match(init.text, /validatorUrl: null/);
+  assert.match(init.text, /url: resolveUrl\('\.\/json'\)/);
+  assert.doesNotMatch(init.text.replace(/^\s*\/\/.*$/gm, ''), /https?:\/\//, 'no URL outside comments');
+});
+
+test('the page reads the same document as /api/openapi.json', async (t) => {
+  const { api } = await testApp(t);
+  assert.deepEqual((await api.get('/docs/json')).body, (await api.get('/api/openapi.json')).body);
+  assert.equal((await api.get('/api/openapi.json/')).status, 200);
+});
+
+test('the documentation routes keep the JSON error answers', async (t) => {
+  const { api } = await testApp(t);
+  const post = await api.post('/api/openapi.json', {});
+  assert.equal(post.status, 405);
+  assert.equal(errorOf(post).code, 'METHOD_NOT_ALLOWED');
+  assert.equal(post.headers.allow, 'GET, HEAD');
+
+  for (const url of ['/docs/static/nope.js', '/docs/nope', '/api/openapi.yaml']) {
+    const res = await api.get(url);
+    assert.equal(res.status, 404, url);
+    assert.equal(errorOf(res).code, 'NOT_FOUND', url);
+  }
+  const postDocs = await api.post('/docs', {});
+  assert.equal(postDocs.status, 404);
+  assert.equal(errorOf(postDocs).code, 'NOT_FOUND');
+});

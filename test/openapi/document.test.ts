@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Task, TaskCreate } from '../../src/resources/tasks/schema.ts';
+import { testApp } from '../helpers/app.ts';
+import { contract, escape, type OpenApiDoc, type Operation } from '../helpers/contract.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+function operations(doc: OpenApiDoc): [string, string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => [path, m, item[m]!] as [string, string, Operation]),
+  );
+}
+
+test('GET /api/openapi.json is an OpenAPI 3.1 document named after the package', async (t) => {
+  const { api } = await testApp(t);
+  const res = await api.get('/api/openapi.json');
+  assert.equal(res.status, 200);
+  assert.match(String(res.headers['content-type']), /^application\/json; charset=utf-8/);
+  const doc = res.body as OpenApiDoc;
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.title, 'pm-service API');
+  assert.equal(doc.info.version, pkg.version);
+  assert.match(doc.info.description ?? '', /generated from the TypeBox schemas/);
+  assert.deepEqual(doc.servers, [{ url: '/', description: 'The server this document came from' }]);
+  // Its own pages are not operations of the API.
+  assert.equal(doc.paths['/api/openapi.json'], undefined);
+  assert.equal(Object.keys(doc.paths).some((p) => p.startsWith('/docs')), false);
+});
+
+test('the document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', async () => {
+  const { doc } = await contract();
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(doc));
+  assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 2));
+  assert.equal(result.valid, true);
+  assert.equal(validator.version, '3.1');
+});
+
+test('every route the service serves under /api is in the document, with every method', async (t) => {
+  const { app } = await testApp(t);
+  await app.ready();
+  const { doc } = await contract();
+  const served = routesOf(app.printRoutes({ commonPrefix: false }))
+    .filter(([path]) => path.startsWith('/api/') && path !== '/api/openapi.json')
+    .flatMap(([path, methods]) => methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${path.replace(/:(\w+)/g, '{$1}')}`));
+  const documented = operations(doc).map(([path, method]) => `${method.toUpperCase()} ${path}`);
+  assert.ok(served.length >= 40, `only ${served.length} routes found`);
+  assert.deepEqual(documented.sort(), served.sort());
+});
+
+test('every operation has a unique operationId, a declared tag, a summary and the shared errors', async () => {
+  const { doc } = await contract();
+  const tags = new Set((doc.tags as { name: string }[]).map((tag) => tag.name));
+  const ids = new Set<string>();
+  for (const [path, method, op] of operations(doc)) {
+    const where = `${method.toUpperCase()} ${path}`;
+    assert.match(op.operationId ?? '', /^[a-z][A-Za-z]+$/, `${where}: operationId`);
+    assert.ok(!ids.has(op.operationId!), `${where}: operationId ${op.operationId} used twice`);
+    ids.add(op.operationId!);
+    assert.ok(op.tags?.length && op.tags.every((tag) => tags.has(tag)), `${where}: tags ${op.tags}`);
+    assert.ok(op.summary, `${where}: summary`);
+    assert.ok(op.responses['500'], `${where}: 500`);
+    if (method !== 'get') for (const s of ['400', '413', '415']) assert.ok(op.responses[s], `${where}: ${s}`);
+    for (const name of path.match(/\{\w+\}/g) ?? []) {
+      const param = op.parameters?.find((p) => p.in === 'path' && `{${p.name}}` === name);
+      assert.ok(param, `${where}: path parameter ${name}`);
+    }
+    for (const [status, response] of Object.entries(op.responses)) {
+      assert.ok(response.description, `${where} ${status}: description`);
+      const schema = response.content?.['application/json']?.schema;
+      if (Number(status) >= 400) {
+        assert.deepEqual(schema, { $ref: '#/components/schemas/ErrorResponse' }, `${where} ${status}`);
+      } else if (status !== '304') {
+        assert.ok(schema, `${where} ${status}: a JSON body`);
+      }
+    }
+  }
+});
+
+test('request and response schemas are the ones the routes validate and serialize with', async () => {
+  const { doc } = await contract();
+  const create = doc.paths['/api/tasks']!.post!;
+  const body = create.requestBody!.content['application/json']!.schema as { required: string[]; properties: object };
+  assert.deepEqual(body.required, TaskCreate.required);
+  assert.deepEqual(Object.keys(body.properties), Object.keys(TaskCreate.properties));
+  const list = doc.paths['/api/tasks']!.get!;
+  assert.deepEqual(list.parameters!.map((p) => `${p.in}:${p.name}`), ['query:projectId', 'query:assignee', 'query:status']);
+  // Responses name their records: one component per record schema, the same schema the route serializes with.
+  const get = doc.paths['/api/tasks/{id}']!.get!.responses['200']!.content!['application/json']!.schema;
+  assert.deepEqual(get, { type: 'object', required: ['data'], properties: { data: { $ref: '#/components/schemas/Task' } } });
+  assert.deepEqual((doc.components.schemas.Task as { required: string[] }).required, Task.required);
+  const update = doc.paths['/api/tasks/{id}']!.patch!;
+  assert.deepEqual(update.parameters!.map((p) => `${p.in}:${p.name}`), ['path:id', 'header:if-match', 'header:x-actor']);
+});
+
+test('examples come from the sample records and match their own schemas', async () => {
+  const c = await contract();
+  const get = c.doc.paths['/api/tasks/{id}']!.get!;
+  assert.equal((get.responses['200']!.content!['application/json']!.example as { data: { id: string } }).data.id, 'task_001');
+  assert.equal(get.parameters!.find((p) => p.name === 'id')!.example, 'task_001');
+  const teams = c.doc.paths['/api/teams']!.get!.responses['200']!.content!['application/json']!.example as { data: object[] };
+  assert.equal((teams.data[0] as { memberCount: number }).memberCount, 3);
+
+  let checked = 0;
+  for (const [path, method, op] of operations(c.doc)) {
+    const base = `/paths/${escape(path)}/${method}`;
+    const media = [
+      ...Object.entries(op.requestBody?.content ?? {}).map(([type, m]) => [`${base}/requestBody/content/${escape(type)}`, m] as const),
+      ...Object.entries(op.responses).flatMap(([status, r]) =>
+        Object.entries(r.content ?? {}).map(([type, m]) => [`${base}/responses/${status}/content/${escape(type)}`, m] as const),
+      ),
+      ...(op.parameters ?? []).map((p, i) => [`${base}/parameters/${i}`, p] as const),
+    ];
+    for (const [pointer, m] of media) {
+      if (m.example === undefined) continue;
+      const validate = c.validator(`${pointer}/schema`);
+      assert.ok(validate(m.example), `${pointer}: ${JSON.stringify(validate.errors)}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 60, `only ${checked} examples`);
+});
+
+/** `[path, methods]` of every route, from Fastify's printed route tree (each line adds a segment to its parent's path). */
+function routesOf(tree: string): [string, string[]][] {
+  const out: [string, string[]][] = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^((?:│ {3}| {4})*)[├└]── (.+?) \(([A-Z, ]+)\)$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    out.push([stack.join(''), m[3]!.split(', ')]);
+  }
+  return out;
+}

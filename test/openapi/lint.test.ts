@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { contract } from '../helpers/contract.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(root, 'node_modules/@redocly/cli/bin/cli.js');
+
+interface LintReport {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+}
+
+// Redocly's recommended rules (no redocly.yaml: nothing is turned off). Offline: with these two variables it
+// sends no telemetry and does not look for a newer version, so it opens no connection at all.
+test('the document passes `redocly lint` with no errors', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pm-openapi-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'openapi.json');
+  await writeFile(file, JSON.stringify((await contract()).doc));
+
+  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' };
+  const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--format=json'], { cwd: root, env }).catch(
+    (err: { stdout: string; stderr: string; code: number }) => err,
+  );
+  const report = JSON.parse(run.stdout) as LintReport;
+  const errors = report.problems.filter((p) => p.severity === 'error');
+  assert.deepEqual(
+    errors.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`),
+    [],
+  );
+  assert.equal(report.totals.errors, 0);
+  // Warnings are allowed (e.g. the health check rightly has no 4xx answer, the private package no licence).
+  for (const p of report.problems) t.diagnostic(`${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+});
