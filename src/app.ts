@@ -7,8 +7,9 @@ import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
 import { webhookConsumer } from './events/webhooks.ts';
+import { AccessLog } from './http/access-log.ts';
 import { registerJsonBody } from './http/body.ts';
-import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
+import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
@@ -93,11 +94,33 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     frameworkErrors,
     return503OnClosing: false,
+    logController: new AccessLog(),
+    // Slow, oversized and idle clients (config.ts): answered 408 / 431 in the error shape and disconnected.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      maxHeaderSize: config.maxHeaderSize,
+      // How often the timeouts above are checked (Node's default, 30 s, would let them overrun by that much).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.headersTimeoutMs / 4))),
+    },
+    clientErrorHandler: clientErrors,
   });
+  app.server.maxConnections = config.maxConnections;
 
   app.setValidatorCompiler(validatorCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Once the service is closing, each answer ends its connection: a keep-alive connection busy when the listener
+  // closed would otherwise stay open, idle, until KEEP_ALIVE_TIMEOUT_MS and hold the shutdown past its grace period.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { toDetails } from './validation.ts';
@@ -80,3 +82,33 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
     return sendError(reply, new AppError(404, 'NOT_FOUND', `No route for ${request.method} ${path}`));
   });
 }
+
+/** What the HTTP parser refuses before there is a request: the status and the service's code and message for it. */
+function clientErrorOf(err: Error & { code?: string }): [number, string, string] {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'REQUEST_TIMEOUT', 'The request was not received in time'];
+  if (err.code === 'HPE_HEADER_OVERFLOW') return [431, 'HEADERS_TOO_LARGE', 'The request headers are too large'];
+  return [400, 'VALIDATION_ERROR', 'The request is not valid HTTP'];
+}
+
+/**
+ * The server's `clientError` handler (Fastify's `clientErrorHandler`): a request that is too slow (headers or
+ * body past their timeouts), whose headers are too large, or that is not HTTP gets its status in the service's
+ * error shape, then the connection is closed. Nothing is logged above debug: these are the client's problems.
+ */
+export function clientErrors(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] = clientErrorOf(err);
+  this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
+  // As Node itself does: answer only when no response on this connection has begun (never corrupt one in flight).
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({ error: { code, message } });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${randomUUID()}\r\naccess-control-allow-origin: *\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };

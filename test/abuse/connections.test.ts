@@ -1,0 +1,181 @@
+/**
+ * Connection-level abuse against the real server process (src/server.ts on a free loopback port), over raw TCP:
+ * slow headers, a body that never ends, oversized headers, a flood of idle connections, more connections than
+ * allowed. In each case the offender gets its answer (or is disconnected) within the configured time, and a
+ * normal client is served meanwhile. The timeouts are set short here by the same flags an operator would use.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
+import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { openSocket, rawExchange, sleep, timedGet, type RawAnswer } from './raw.ts';
+
+const HEADERS_MS = 1_000;
+const REQUEST_MS = 1_500;
+const KEEP_ALIVE_MS = 1_000;
+/** The server checks its timeouts every HEADERS_MS / 4; allow that, and a loaded 2-core machine, on top. */
+const SLACK_MS = HEADERS_MS / 4 + 750;
+/** A normal request during the abuse: typically a few ms; the bound allows for a busy CI machine. */
+const PROMPT_MS = 2_000;
+
+let server: ServerProcess;
+let port: number;
+let base: string;
+
+before(async () => {
+  server = await startServer([
+    '--headers-timeout-ms', String(HEADERS_MS),
+    '--request-timeout-ms', String(REQUEST_MS),
+    '--keep-alive-timeout-ms', String(KEEP_ALIVE_MS),
+  ]);
+  base = server.baseUrl;
+  port = Number(new URL(base).port);
+});
+after(() => {
+  server.child.kill('SIGKILL');
+});
+
+function assertErrorAnswer(res: RawAnswer, status: number, code: string): void {
+  assert.equal(res.status, status, `answer: ${JSON.stringify(res)}`);
+  assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+  assert.ok(res.headers['x-request-id']);
+  const body = JSON.parse(res.body);
+  assert.deepEqual(Object.keys(body), ['error']);
+  assert.equal(body.error.code, code);
+  assert.equal(typeof body.error.message, 'string');
+  assert.ok(res.closedByServer, 'the server closes the connection');
+}
+
+/** While `abuse` runs, a normal client is served promptly, several times. */
+async function servedMeanwhile(abuse: Promise<unknown>, path = '/api/health'): Promise<number[]> {
+  const times: number[] = [];
+  let done = false;
+  void abuse.finally(() => (done = true));
+  await sleep(200);
+  for (let i = 0; i < 5 && !done; i++) {
+    const res = await timedGet(`${base}${path}`);
+    assert.equal(res.status, 200);
+    times.push(Math.round(res.ms));
+    await sleep(100);
+  }
+  assert.ok(times.length > 0, 'no request was made during the abuse');
+  for (const ms of times) assert.ok(ms < PROMPT_MS, `a normal request took ${ms} ms during the abuse`);
+  return times;
+}
+
+test('slow headers (one header line every 100 ms, never finished): 408 in the error shape and the connection closed after HEADERS_TIMEOUT_MS', async (t) => {
+  const slow = rawExchange(port, ['GET /api/health HTTP/1.1\r\nHost: x\r\n'], { everyMs: 100, trickle: 'X-Slow: 1\r\n', giveUpMs: 8_000 });
+  const times = await servedMeanwhile(slow);
+  const res = await slow;
+  assertErrorAnswer(res, 408, 'REQUEST_TIMEOUT');
+  assert.ok(res.closedAfterMs >= HEADERS_MS - 50 && res.closedAfterMs <= HEADERS_MS + SLACK_MS, `closed after ${res.closedAfterMs} ms`);
+  t.diagnostic(`slow headers closed after ${Math.round(res.closedAfterMs)} ms; normal requests meanwhile: ${times.join(', ')} ms`);
+});
+
+test('a body that never finishes (one byte every 200 ms of 100 announced): 408 after REQUEST_TIMEOUT_MS, and nothing is created', async (t) => {
+  const before = (await timedGet(`${base}/api/projects`)).body.count;
+  const head = 'POST /api/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"nev';
+  const slow = rawExchange(port, [head], { everyMs: 200, trickle: 'e', giveUpMs: 8_000 });
+  const times = await servedMeanwhile(slow, '/api/projects');
+  const res = await slow;
+  assertErrorAnswer(res, 408, 'REQUEST_TIMEOUT');
+  assert.ok(res.closedAfterMs >= REQUEST_MS - 50 && res.closedAfterMs <= REQUEST_MS + SLACK_MS, `closed after ${res.closedAfterMs} ms`);
+  assert.equal((await timedGet(`${base}/api/projects`)).body.count, before);
+  t.diagnostic(`endless body closed after ${Math.round(res.closedAfterMs)} ms; normal requests meanwhile: ${times.join(', ')} ms`);
+});
+
+test('headers over MAX_HEADER_SIZE (16 KiB): one huge header or 1,000 headers get 431 in the error shape; 200 small ones are served', async () => {
+  const request = (headers: string) => `GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`;
+  const huge = await rawExchange(port, [request(`X-Big: ${'a'.repeat(20_000)}\r\n`)], { giveUpMs: 5_000 });
+  assertErrorAnswer(huge, 431, 'HEADERS_TOO_LARGE');
+  const many = Array.from({ length: 1_000 }, (_, i) => `X-H${i}: ${'v'.repeat(16)}\r\n`).join('');
+  const tooMany = await rawExchange(port, [request(many)], { giveUpMs: 5_000 });
+  assertErrorAnswer(tooMany, 431, 'HEADERS_TOO_LARGE');
+  const fine = Array.from({ length: 200 }, (_, i) => `X-H${i}: ${'v'.repeat(40)}\r\n`).join(''); // ~10 KB
+  const ok = await rawExchange(port, [request(fine)], { giveUpMs: 5_000 });
+  assert.equal(ok.status, 200, ok.body);
+  assert.equal((await timedGet(`${base}/api/health`)).status, 200);
+});
+
+test('bytes that are not HTTP (garbage, a bad header, a bad chunk size, two Content-Lengths): 400 in the error shape, connection closed', async () => {
+  const cases = [
+    'GARBAGE\r\n\r\n',
+    'GET /api/health HTTP/1.1\r\nHost: x\r\nBad Header: x\r\n\r\n',
+    'POST /api/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    'POST /api/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    '\u0000\u0001\u0002\r\n\r\n',
+  ];
+  for (const raw of cases) assertErrorAnswer(await rawExchange(port, [raw], { giveUpMs: 5_000 }), 400, 'VALIDATION_ERROR');
+  assert.equal((await timedGet(`${base}/api/projects`)).body.count, 5);
+});
+
+test('a flood of 500 idle connections (250 after a keep-alive request, 250 silent): others are served meanwhile, and the server closes every one after its timeout', async (t) => {
+  const sockets: { socket: Socket; closed: Promise<number>; opened: number }[] = [];
+  const track = (socket: Socket) => {
+    const opened = performance.now();
+    socket.on('error', () => {});
+    socket.resume();
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
+    sockets.push({ socket, closed, opened });
+  };
+  try {
+    for (let batch = 0; batch < 10; batch++) {
+      const opened = await Promise.all(Array.from({ length: 50 }, () => openSocket(port)));
+      for (const [i, socket] of opened.entries()) {
+        track(socket);
+        if (i % 2 === 0) socket.write('GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n'); // answered, then kept alive and idle
+      }
+    }
+    assert.equal(sockets.length, 500);
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await timedGet(`${base}/api/projects`);
+      assert.equal(res.status, 200);
+      times.push(Math.round(res.ms));
+    }
+    for (const ms of times) assert.ok(ms < PROMPT_MS, `a normal request took ${ms} ms during the flood`);
+
+    const deadline = Math.max(HEADERS_MS, KEEP_ALIVE_MS) + SLACK_MS + 1_000;
+    const closedAfter = await Promise.race([
+      Promise.all(sockets.map((s) => s.closed)),
+      sleep(deadline + 2_000).then(() => undefined),
+    ]);
+    assert.ok(closedAfter, `not every idle connection was closed within ${deadline + 2_000} ms`);
+    const slowest = Math.max(...closedAfter);
+    assert.ok(slowest <= deadline, `the last idle connection was closed after ${slowest} ms`);
+    assert.equal((await timedGet(`${base}/api/health`)).status, 200);
+    t.diagnostic(`500 idle connections all closed by the server, the last after ${Math.round(slowest)} ms; normal requests meanwhile: ${times.join(', ')} ms`);
+  } finally {
+    for (const s of sockets) s.socket.destroy();
+  }
+});
+
+test('nothing above was logged as a server error', () => {
+  const lines = server.output().split('\n').filter((l) => l.startsWith('{'));
+  const errors = lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50);
+  assert.deepEqual(errors, []);
+});
+
+test('connections beyond MAX_CONNECTIONS are closed at once; the accepted ones are served, and room frees up as they time out', async (t) => {
+  const limited = await startServer(['--max-connections', '20', '--headers-timeout-ms', String(HEADERS_MS), '--keep-alive-timeout-ms', String(KEEP_ALIVE_MS)]);
+  t.after(() => limited.child.kill('SIGKILL'));
+  const lport = Number(new URL(limited.baseUrl).port);
+  const held = await Promise.all(Array.from({ length: 19 }, () => openSocket(lport)));
+  try {
+    for (const s of held) s.on('error', () => {});
+    const served = await rawExchange(lport, ['GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { giveUpMs: 3_000 });
+    assert.equal(served.status, 200, 'the 20th connection is served');
+    // Hold the 20th slot again, then try a 21st.
+    held.push(await openSocket(lport));
+    held[held.length - 1]!.on('error', () => {});
+    await sleep(100);
+    const refused = await rawExchange(lport, ['GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n'], { giveUpMs: 3_000 });
+    assert.equal(refused.status, undefined, 'no answer beyond the limit');
+    assert.ok(refused.closedByServer && refused.closedAfterMs < 1_000, `closed after ${refused.closedAfterMs} ms`);
+    // The held connections send nothing: the headers timeout frees their slots.
+    await sleep(HEADERS_MS + SLACK_MS);
+    assert.equal((await timedGet(`${limited.baseUrl}/api/health`)).status, 200);
+  } finally {
+    for (const s of held) s.destroy();
+  }
+});
