@@ -26,9 +26,11 @@ export type ErrorCode =
   | 'INVALID_EVENTS'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TIMEOUT'
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'HEADERS_TOO_LARGE'
   | 'INTERNAL_ERROR';
 
 /** An error the service means to report: status, code and message are safe to show to the caller. */

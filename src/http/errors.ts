@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import { toDetails } from './validation.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -84,7 +84,7 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
 }
 
 /** What the HTTP parser refuses before there is a request: the status and the service's code and message for it. */
-function clientErrorOf(err: Error & { code?: string }): [number, string, string] {
+function clientErrorOf(err: Error & { code?: string }): [number, ErrorCode, string] {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'REQUEST_TIMEOUT', 'The request was not received in time'];
   if (err.code === 'HPE_HEADER_OVERFLOW') return [431, 'HEADERS_TOO_LARGE', 'The request headers are too large'];
   return [400, 'VALIDATION_ERROR', 'The request is not valid HTTP'];

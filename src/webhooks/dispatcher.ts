@@ -26,6 +26,7 @@ interface Delivery {
 
 type Outcome = Pick<DeliveryRecord, 'responseStatus' | 'error' | 'durationMs'>;
 const SHOWN_ON_CLOSE = 50;
+const DROP_LOG_INTERVAL_MS = 10_000;
 
 /**
  * Delivers events to webhooks in the background: a bounded queue, bounded concurrency, retries on
@@ -42,6 +43,8 @@ export class WebhookDispatcher {
   /** Deliveries queued, in flight or waiting to retry: what `maxQueue` bounds. */
   private alive = 0;
   private abandoned = 0;
+  private droppedSinceLog = 0;
+  private lastDropLog = -Infinity;
   private closed = false;
 
   constructor(options: DispatcherOptions) {
@@ -120,12 +123,28 @@ export class WebhookDispatcher {
     this.nextAttempt(d);
     if (this.alive >= this.s.maxQueue) {
       this.complete(d, 'failed', { responseStatus: null, error: 'queue full', durationMs: null });
-      this.s.log.warn({ webhookId: target.id, eventId, eventType, maxQueue: this.s.maxQueue }, 'webhook queue full: delivery dropped');
+      this.warnDropped(target.id, eventId, eventType);
       return d.record;
     }
     this.alive++;
     this.queue.push(d);
     return d.record;
+  }
+
+  /**
+   * A full queue stays full while receivers are down, and every change then drops a delivery: the first drop
+   * is logged at once, the next ones at most every DROP_LOG_INTERVAL_MS, with how many were dropped meanwhile.
+   */
+  private warnDropped(webhookId: string, eventId: string, eventType: string): void {
+    this.droppedSinceLog++;
+    const now = performance.now();
+    if (now - this.lastDropLog < DROP_LOG_INTERVAL_MS) return;
+    this.s.log.warn(
+      { webhookId, eventId, eventType, maxQueue: this.s.maxQueue, dropped: this.droppedSinceLog },
+      'webhook queue full: deliveries dropped',
+    );
+    this.droppedSinceLog = 0;
+    this.lastDropLog = now;
   }
 
   private nextAttempt(d: Delivery): void {
