@@ -138,7 +138,7 @@ test('GET /api/activity-log: limit cuts the data after filtering; total counts b
   assert.deepEqual(zero.body, { data: [], count: 0, total: 10 });
   const zeroFiltered = await api.get('/api/activity-log?limit=0&action=milestone.reached');
   assert.deepEqual(zeroFiltered.body, { data: [], count: 0, total: 2 });
-  for (const value of ['-1', '2.5', 'abc', '']) {
+  for (const value of ['-1', '2.5', 'abc', '', '1e309', '1000000001']) {
     const res = await api.get(`/api/activity-log?limit=${value}`);
     assert.equal(res.status, 400, value);
     assert.equal(errorOf(res).code, 'VALIDATION_ERROR');

@@ -33,7 +33,9 @@ export const ActivityQuery = Query({
   resourceId: Type.Optional(Type.String()),
   since: Type.Optional(Instant('Inclusive lower bound on `timestamp`')),
   until: Type.Optional(Instant('Inclusive upper bound on `timestamp`')),
-  limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Maximum number of entries returned' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Maximum number of entries returned (0 gives only `total`)' }),
+  ),
 });
 export type ActivityQuery = Static<typeof ActivityQuery>;
 
