@@ -123,6 +123,22 @@ export function guardedLookup(base: LookupFunction = dns.lookup as unknown as Lo
   };
 }
 
+/**
+ * Names reserved never to be real hosts (RFC 2606, RFC 6761): `*.invalid`, `*.example`, and `example.com|net|org`
+ * with their subdomains. They are answered "not found" here, without a DNS query leaving the machine: the
+ * seeded webhooks use them, so every change would otherwise send lookups to the resolver, retries included.
+ */
+const RESERVED_NAME = /(^|\.)(invalid|example|example\.com|example\.net|example\.org)\.?$/i;
+
+export function reservedNamesLookup(base: LookupFunction = dns.lookup as unknown as LookupFunction): LookupFunction {
+  return (hostname, options, callback) => {
+    if (!RESERVED_NAME.test(hostname)) return base(hostname, options, callback);
+    const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname} (a reserved name: never resolves)`);
+    notFound.code = 'ENOTFOUND';
+    process.nextTick(() => callback(notFound, '', undefined));
+  };
+}
+
 export interface GuardOptions {
   /** Allow every address (`WEBHOOK_ALLOW_PRIVATE=true`). */
   allowPrivate: boolean;
@@ -137,8 +153,9 @@ export interface GuardOptions {
  * (sockets skip `lookup` for them), names through `guardedLookup` on the socket.
  */
 export function guardedConnector({ allowPrivate, lookup, connectTimeoutMs }: GuardOptions): buildConnector.connector {
-  if (allowPrivate) return buildConnector({ timeout: connectTimeoutMs, ...(lookup ? { lookup } : {}) });
-  const connect = buildConnector({ timeout: connectTimeoutMs, lookup: guardedLookup(lookup) });
+  const resolve = reservedNamesLookup(lookup);
+  if (allowPrivate) return buildConnector({ timeout: connectTimeoutMs, lookup: resolve });
+  const connect = buildConnector({ timeout: connectTimeoutMs, lookup: guardedLookup(resolve) });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     const kind = isIP(host) ? classifyAddress(host) : null;
