@@ -56,12 +56,15 @@ const BOOKKEEPING = new Set(['updatedAt']);
 
 export class ResourceService<T extends Stamped, C extends object = object, U extends object = object> {
   private readonly defaults: Readonly<Record<string, unknown>>;
+  /** Event types, made once: they end up in every activity entry (one string each otherwise). */
+  private readonly eventTypes: Readonly<Record<DomainEvent['kind'], DomainEvent['type']>>;
 
   constructor(
     protected readonly def: ResourceDef<T, C, U>,
     protected readonly deps: ServiceDeps,
   ) {
     this.defaults = defaultsOf(def.createSchema);
+    this.eventTypes = { created: `${def.type}.created`, updated: `${def.type}.updated`, deleted: `${def.type}.deleted` };
   }
 
   protected get collection(): Collection<T> {
@@ -162,7 +165,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     await this.deps.events.publish([
       {
         id: this.deps.ids('evt'),
-        type: `${this.def.type}.${kind}`,
+        type: this.eventTypes[kind],
         resourceType: this.def.type,
         kind,
         record: view(record),

@@ -8,6 +8,16 @@ import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema
 
 const defaults = defaultsOf(ActivityCreate);
 
+/**
+ * The same text, stored as one piece. A summary built by concatenation (`Created task '…'`) is held by V8 as a
+ * tree of pieces, about 200 bytes instead of 70 for a short one; reading a character makes V8 flatten it in
+ * place. Entries are kept for the life of the service, a million of them at scale.
+ */
+function flat(text: string): string {
+  text.charCodeAt(0);
+  return text;
+}
+
 /** The append-only audit trail: entries are created, read and queried, never changed or deleted. */
 export class ActivityLogService {
   constructor(private readonly deps: ServiceDeps) {}
@@ -54,7 +64,7 @@ export class ActivityLogService {
       actor,
       resourceType,
       resourceId,
-      summary: summary!,
+      summary: flat(summary!),
       metadata: metadata!,
       timestamp: iso(this.deps.clock.now()),
     };

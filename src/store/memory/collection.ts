@@ -33,7 +33,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     let smallest = Infinity;
     for (const [field, value] of conditions) {
       const index = this.indexes.get(field);
-      if (!index) continue;
+      if (!index || !indexable(value)) continue;
       const bucket = lookup(index, value);
       if (bucket.size === 0) return [];
       if (bucket.size < smallest) {
@@ -47,8 +47,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
         const record = this.records.get(id)!;
         if (conditions.every(([f, v]) => matchesField(record[f], v))) matches.push(record);
       }
-      if (matches.length > 1) matches.sort((a, b) => this.seq.get(a.id)! - this.seq.get(b.id)!);
-      return matches;
+      return this.inInsertionOrder(matches);
     }
     // No indexed condition: a scan, in insertion order.
     for (const record of this.records.values()) {
@@ -67,9 +66,11 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   async replace(record: T): Promise<void> {
     const previous = this.records.get(record.id);
     if (!previous) throw new Error(`no record ${record.id}`);
-    this.indexRemove(previous);
+    // Only the fields that changed move between buckets: the others keep their place (and their bucket's order).
+    const changed = [...this.indexes.keys()].filter((field) => previous[field] !== record[field]);
+    this.indexRemove(previous, changed);
     this.records.set(record.id, record);
-    this.indexAdd(record);
+    this.indexAdd(record, changed);
   }
 
   async delete(id: string): Promise<boolean> {
@@ -81,9 +82,26 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     return true;
   }
 
-  private indexAdd(record: T): void {
-    for (const [field, index] of this.indexes) {
+  /**
+   * Matches in insertion order. A bucket holds its ids in the order they entered it, which is insertion order
+   * unless a record moved in by an update: sorted only then, on sequence numbers read once per record.
+   */
+  private inInsertionOrder(matches: T[]): T[] {
+    const seqs = matches.map((r) => this.seq.get(r.id)!);
+    for (let i = 1; i < seqs.length; i++) {
+      if (seqs[i - 1]! > seqs[i]!) {
+        const order = seqs.map((_, j) => j).sort((a, b) => seqs[a]! - seqs[b]!);
+        return order.map((j) => matches[j]!);
+      }
+    }
+    return matches;
+  }
+
+  private indexAdd(record: T, fields: Iterable<keyof T> = this.indexes.keys()): void {
+    for (const field of fields) {
+      const index = this.indexes.get(field)!;
       for (const value of keysOf(record[field])) {
+        if (value === null || value === undefined) continue;
         let bucket = index.get(value);
         if (!bucket) index.set(value, (bucket = new Set()));
         bucket.add(record.id);
@@ -91,9 +109,11 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     }
   }
 
-  private indexRemove(record: T): void {
-    for (const [field, index] of this.indexes) {
+  private indexRemove(record: T, fields: Iterable<keyof T> = this.indexes.keys()): void {
+    for (const field of fields) {
+      const index = this.indexes.get(field)!;
       for (const value of keysOf(record[field])) {
+        if (value === null || value === undefined) continue;
         const bucket = index.get(value);
         if (!bucket) continue;
         bucket.delete(record.id);
@@ -104,6 +124,16 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * Null is not indexed: no list asks for it (an unassigned task, a project without a team), and its bucket would
+ * hold a large share of the records (a million entries for a million unassigned tasks). A condition on null is
+ * checked on the candidates of the other conditions, or by a scan.
+ */
+function indexable(value: unknown): boolean {
+  if (value instanceof AnyOf) return value.values.every(indexable);
+  return value !== null && value !== undefined;
+}
 
 /** The ids indexed under a value, or under any of an `AnyOf`'s values. */
 function lookup(index: Map<unknown, Set<string>>, value: unknown): ReadonlySet<string> {

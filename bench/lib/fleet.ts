@@ -1,0 +1,64 @@
+/** The three servers of a comparison, as users run them, each on a free loopback port. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as seed from '../../src/store/seed-data.ts';
+import type { ServerName } from './routes.ts';
+import { HOST, type ServerSpec } from './servers.ts';
+
+const require = createRequire(import.meta.url);
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, HOST, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+/** Where the built service is: `dist/`, or a saved build (`--dist`) to measure an earlier version against. */
+export const serviceDist = { dir: 'dist' };
+
+/**
+ * The service built to `dist/` and run with `node dist/server.js` and its defaults (seeded webhooks active,
+ * LOG_LEVEL info), stdout to `logFile` or /dev/null. `env` adds settings (the webhook section's).
+ */
+export async function serviceSpec(env: Record<string, string> = {}, logFile?: string, nodeArgs: string[] = []): Promise<ServerSpec> {
+  const port = await freePort();
+  return {
+    name: 'service',
+    argv: [process.execPath, ...nodeArgs, `${serviceDist.dir}/server.js`],
+    env: { PORT: String(port), HOST, ...env },
+    port,
+    readyPath: '/api/health',
+    ...(logFile ? { logFile } : {}),
+  };
+}
+
+async function bareSpec(): Promise<ServerSpec> {
+  const port = await freePort();
+  return { name: 'bare', argv: [process.execPath, '--import', 'tsx', 'bench/servers/bare.ts', String(port)], port, readyPath: '/api/tasks' };
+}
+
+/** json-server 0.17's own command line over a db.json of the same seeded tasks and activity, mounted under /api. */
+async function jsonServerSpec(): Promise<ServerSpec> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'pm-bench-'));
+  writeFileSync(join(dir, 'db.json'), JSON.stringify({ tasks: seed.tasks, 'activity-log': seed.activity }, null, 2));
+  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ '/api/*': '/$1' }));
+  const bin = join(require.resolve('json-server/package.json'), '..', 'lib/cli/bin.js');
+  return {
+    name: 'json-server',
+    argv: [process.execPath, bin, join(dir, 'db.json'), '--routes', join(dir, 'routes.json'), '--port', String(port), '--host', HOST],
+    port,
+    readyPath: '/api/tasks',
+  };
+}
+
+export async function specs(): Promise<Record<ServerName, ServerSpec>> {
+  return { service: await serviceSpec(), bare: await bareSpec(), 'json-server': await jsonServerSpec() };
+}

@@ -1,0 +1,92 @@
+/** The comparison table, the targets it is judged by, and the results file. */
+import { cpus } from 'node:os';
+import type { Measurement } from './load.ts';
+import { median } from './load.ts';
+import type { ServerName } from './routes.ts';
+
+export interface ServerResult {
+  /** Medians over the rounds. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU the server used during the measurement, as a share of one core (near 1: the server was the bottleneck). */
+  cpu: number;
+  /** Cores other processes on the machine used meanwhile (median); above ~0.1 the figures are disturbed. */
+  others: number;
+  runs: Run[];
+}
+
+export type Run = Measurement & { cpu: number; others: number };
+
+export interface RouteResult {
+  name: string;
+  write: boolean;
+  servers: Partial<Record<ServerName, ServerResult>>;
+}
+
+export function summarize(runs: Run[]): ServerResult {
+  return {
+    rps: Math.round(median(runs.map((r) => r.rps))),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    cpu: round2(median(runs.map((r) => r.cpu))),
+    others: round2(median(runs.map((r) => r.others))),
+    runs: runs.map((r) => ({ ...r, rps: Math.round(r.rps), cpu: round2(r.cpu), others: round2(r.others) })),
+  };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const ratio = (a?: ServerResult, b?: ServerResult) => (a && b ? a.rps / b.rps : NaN);
+
+function cell(r: ServerResult | undefined): string {
+  if (!r) return '—'.padStart(25);
+  return `${String(r.rps).padStart(7)} ${fmt(r.p50).padStart(5)} ${fmt(r.p99).padStart(5)} ${r.cpu.toFixed(2).padStart(5)}`;
+}
+const fmt = (x: number) => (Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+export function table(routes: readonly RouteResult[]): string {
+  const head = `${'route'.padEnd(32)}| ${'service'.padEnd(24)} | ${'bare node:http'.padEnd(24)} | ${'json-server 0.17'.padEnd(24)} | svc/bare | svc/json`;
+  const sub = `${''.padEnd(32)}| ${'  req/s   p50   p99   cpu'.padEnd(24)} | ${'  req/s   p50   p99   cpu'.padEnd(24)} | ${'  req/s   p50   p99   cpu'.padEnd(24)} |          |`;
+  const lines = routes.map((r) => {
+    const { service, bare } = r.servers;
+    const json = r.servers['json-server'];
+    return `${r.name.padEnd(32)}| ${cell(service)} | ${cell(bare)} | ${cell(json)} | ${x(ratio(service, bare)).padStart(8)} | ${x(ratio(service, json)).padStart(8)}`;
+  });
+  return [head, sub, '-'.repeat(head.length), ...lines, '', 'req/s: median over rounds; p50/p99: latency in ms; cpu: share of one core the server used'].join('\n');
+}
+const x = (v: number) => (Number.isNaN(v) ? '—' : `${v.toFixed(2)}×`);
+
+export interface Verdict {
+  target: string;
+  value: string;
+  met: boolean;
+}
+
+/** The issue's targets, judged on the medians. */
+export function verdicts(routes: readonly RouteResult[]): Verdict[] {
+  const out: Verdict[] = [];
+  const byName = (n: string) => routes.find((r) => r.name === n);
+  const vsBare = (name: string, min: number) => {
+    const r = byName(name);
+    const v = ratio(r?.servers.service, r?.servers.bare);
+    if (!Number.isNaN(v)) out.push({ target: `${name} ≥ ${min}× bare`, value: `${v.toFixed(2)}×`, met: v >= min });
+  };
+  vsBare('GET /api/tasks/:id', 0.85);
+  vsBare('POST /api/tasks', 0.6);
+  for (const r of routes) {
+    const min = r.write ? 100 : 10;
+    const v = ratio(r.servers.service, r.servers['json-server']);
+    if (!Number.isNaN(v)) out.push({ target: `${r.name} ≥ ${min}× json-server`, value: `${v.toFixed(1)}×`, met: v >= min });
+    const p99 = r.servers.service?.p99;
+    if (p99 !== undefined) out.push({ target: `${r.name} service p99 ≤ 5 ms`, value: `${fmt(p99)} ms`, met: p99 <= 5 });
+  }
+  return out;
+}
+
+export function verdictLines(vs: readonly Verdict[]): string {
+  return vs.map((v) => `${v.met ? 'met    ' : 'NOT MET'}  ${v.target.padEnd(52)} ${v.value}`).join('\n');
+}
+
+export function machine(): Record<string, unknown> {
+  return { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, platform: process.platform };
+}

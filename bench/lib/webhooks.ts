@@ -1,0 +1,131 @@
+/**
+ * Webhook delivery under load: the service with no webhook receiver at all, against the service whose one
+ * webhook (subscribed to `*`) points at a receiver that accepts connections and never answers. Writes are
+ * measured alternately on both; the RSS of both is sampled throughout, and the hanging side's delivery log
+ * shows what the dispatcher's bounds (concurrency, timeout, maxQueue) did.
+ */
+import { createServer, type Socket } from 'node:net';
+import { measure } from './load.ts';
+import { freePort, serviceSpec } from './fleet.ts';
+import { summarize, type Run, type ServerResult } from './report.ts';
+import { ROUTES } from './routes.ts';
+import { quietMeasure } from './compare.ts';
+import { HOST, rssBytes, start, stop, type Running } from './servers.ts';
+
+export interface WebhookResult {
+  route: string;
+  noReceiver: ServerResult;
+  hanging: ServerResult;
+  /** hanging / no receiver, median req/s (target ≥ 0.9). */
+  ratio: number;
+  /** RSS in MB at the end of each round, and the highest seen. */
+  rssMb: { noReceiver: number[]; hanging: number[]; maxNoReceiver: number; maxHanging: number };
+  /** Connections the hanging receiver was holding open at the end (bounded by WEBHOOK_CONCURRENCY). */
+  receiverOpen: number;
+  /** The hanging webhook's last delivery records, counted by status and error. */
+  deliveryLog: Record<string, number>;
+}
+
+interface Options {
+  connections: number;
+  seconds: number;
+  warmup: number;
+  rounds: number;
+  log: (line: string) => void;
+}
+
+const SEEDED = ['wh_001', 'wh_002', 'wh_003'];
+
+export async function webhookSection(o: Options): Promise<WebhookResult> {
+  const route = ROUTES.find((r) => r.name === 'POST /api/tasks')!;
+  const receiver = await hangingReceiver();
+  const env = { WEBHOOK_ALLOW_PRIVATE: 'true' };
+  const sides: { name: 'noReceiver' | 'hanging'; server?: Running; rss: number[]; max: number; runs: Run[] }[] = [
+    { name: 'noReceiver', rss: [], max: 0, runs: [] },
+    { name: 'hanging', rss: [], max: 0, runs: [] },
+  ];
+  const sampler = setInterval(() => {
+    for (const s of sides) s.max = Math.max(s.max, rssBytes(s.server?.child.pid) || 0);
+  }, 250);
+  try {
+    o.log(`\nWebhooks: ${route.name}, no receiver vs a receiver that never answers (port ${receiver.port})`);
+    let hookId = '';
+    for (const side of sides) {
+      side.server = await start(await serviceSpec(env));
+      for (const id of SEEDED) await call(side.server, 'PATCH', `/api/webhooks/${id}`, { active: false });
+      if (side.name === 'hanging') {
+        const hook = await call(side.server, 'POST', '/api/webhooks', { url: `http://${HOST}:${receiver.port}/hook`, events: ['*'] });
+        hookId = (hook as { data: { id: string } }).data.id;
+      }
+      if (o.warmup > 0) await measure(side.server.url, route.targets.service, { connections: o.connections, seconds: o.warmup });
+    }
+    for (let round = 1; round <= o.rounds; round++) {
+      for (const side of sides) {
+        const pid = side.server!.child.pid;
+        const { m, cpu, others } = await quietMeasure(side.server!, route.targets.service, o);
+        side.runs.push({ ...m, cpu, others });
+        side.rss.push(mb(rssBytes(pid)));
+        o.log(`  ${side.name.padEnd(10)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, RSS ${mb(rssBytes(pid))} MB (receiver holding ${receiver.open()} connections)`);
+      }
+    }
+    const [none, hanging] = sides.map((s) => summarize(s.runs)) as [ServerResult, ServerResult];
+    const deliveries = (await call(sides[1]!.server!, 'GET', `/api/webhooks/${hookId}/deliveries`)) as { data: { status: string; error: string | null }[] };
+    const deliveryLog: Record<string, number> = {};
+    for (const d of deliveries.data) {
+      const key = `${d.status}${d.error ? `: ${d.error.replace(/\d+/g, 'N')}` : ''}`;
+      deliveryLog[key] = (deliveryLog[key] ?? 0) + 1;
+    }
+    const result: WebhookResult = {
+      route: route.name,
+      noReceiver: none,
+      hanging,
+      ratio: Math.round((hanging.rps / none.rps) * 1000) / 1000,
+      rssMb: { noReceiver: sides[0]!.rss, hanging: sides[1]!.rss, maxNoReceiver: mb(sides[0]!.max), maxHanging: mb(sides[1]!.max) },
+      receiverOpen: receiver.open(),
+      deliveryLog,
+    };
+    o.log(
+      `\n  throughput with a hanging receiver: ${(result.ratio * 100).toFixed(1)} % of the no-receiver run (target ≥ 90 %: ${result.ratio >= 0.9 ? 'met' : 'NOT MET'})` +
+        `\n  RSS max: ${result.rssMb.maxNoReceiver} MB without receiver, ${result.rssMb.maxHanging} MB with the hanging one` +
+        `\n  last delivery records of the hanging webhook: ${JSON.stringify(deliveryLog)}`,
+    );
+    return result;
+  } finally {
+    clearInterval(sampler);
+    for (const side of sides) if (side.server) await stop(side.server);
+    receiver.close();
+  }
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+async function call(server: Running, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(server.url + path, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const json = (await res.json()) as unknown;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A TCP server on loopback that accepts connections, reads what is sent, and never answers. */
+async function hangingReceiver(): Promise<{ port: number; open: () => number; close: () => void }> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', () => {}); // read and ignore
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(port, HOST, resolve));
+  return {
+    port,
+    open: () => sockets.size,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}

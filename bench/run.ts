@@ -1,0 +1,74 @@
+/**
+ * `npm run bench`: builds the service, then loads it, a bare node:http server and json-server 0.17 with
+ * autocannon, route by route, prints the table and the targets, then runs the webhook section (a receiver
+ * that never answers). Results go to bench/results/latest.json (quick runs, shorter than 10 s or one round,
+ * to bench/results/quick.tmp). See bench/README.md.
+ *
+ *   npm run bench                                  full run: 10 s per measurement, 2 rounds, 3 s warm-up
+ *   npm run bench -- --duration 3 --rounds 1       a quick smoke run
+ *   npm run bench -- --section webhooks            only the webhook section (--section compare: only the table)
+ *   npm run bench -- --route PATCH                 only the routes whose name contains PATCH
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { compareRoute } from './lib/compare.ts';
+import { serviceDist } from './lib/fleet.ts';
+import { machine, table, verdictLines, verdicts, type RouteResult } from './lib/report.ts';
+import { ROUTES, SERVERS, type ServerName } from './lib/routes.ts';
+import { pinSelf } from './lib/servers.ts';
+import { webhookSection, type WebhookResult } from './lib/webhooks.ts';
+
+const { values: a } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    /** `compare`, `webhooks`, or both (comma-separated). */
+    section: { type: 'string', default: 'compare,webhooks' },
+    /** Only the routes whose name contains this text. */
+    route: { type: 'string' },
+    servers: { type: 'string', default: SERVERS.join(',') },
+    out: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+    /** Run this build of the service instead of building `dist/` (e.g. a copy of an earlier build). */
+    dist: { type: 'string' },
+  },
+});
+const seconds = Number(a.duration);
+const rounds = Number(a.rounds);
+const sections = a.section!.split(',');
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const out = a.out ?? (seconds >= 10 && rounds >= 2 ? 'bench/results/latest.json' : 'bench/results/quick.tmp');
+
+log(`pinning: ${pinSelf()}`);
+if (a.dist) serviceDist.dir = a.dist;
+else if (!a['no-build']) {
+  log('building: npm run build');
+  execSync('npm run build --silent', { stdio: 'inherit' });
+}
+
+const settings = { connections: Number(a.connections), seconds, rounds, warmup: Number(a.warmup) };
+let routes: RouteResult[] = [];
+let webhooks: WebhookResult | undefined;
+
+if (sections.includes('compare')) {
+  const servers = a.servers!.split(',') as ServerName[];
+  for (const route of ROUTES.filter((r) => !a.route || r.name.includes(a.route))) {
+    log(`\n${route.name}`);
+    routes.push(await compareRoute(route, { ...settings, servers, log }));
+  }
+  log(`\n${table(routes)}\n\nTargets (medians):\n${verdictLines(verdicts(routes))}`);
+}
+if (sections.includes('webhooks')) {
+  webhooks = await webhookSection({ ...settings, log });
+}
+
+mkdirSync('bench/results', { recursive: true });
+const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
+writeFileSync(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), command, machine: machine(), settings, routes, targets: verdicts(routes), webhooks }, null, 1)}\n`,
+);
+log(`\nwritten: ${out}`);
