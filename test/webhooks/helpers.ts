@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
-import { systemClock, type IdGenerator } from '../../src/core/runtime.ts';
+import { systemClock } from '../../src/core/runtime.ts';
+import { sequentialIds } from '../helpers/app.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import type { DeliveryRecord, Logger, OutboundEvent } from '../../src/webhooks/types.ts';
 
@@ -68,14 +69,7 @@ export function captureLogger(): Logger & { lines: LogLine[] } {
   return { lines, info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
 }
 
-export function sequentialIds(): IdGenerator {
-  const counters = new Map<string, number>();
-  return (prefix) => {
-    const n = (counters.get(prefix) ?? 0) + 1;
-    counters.set(prefix, n);
-    return `${prefix}_test${String(n).padStart(8, '0')}`;
-  };
-}
+export { sequentialIds };
 
 /**
  * A dispatcher for loopback receivers with millisecond retries and no jitter, closed when the test ends.
