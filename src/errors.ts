@@ -61,6 +61,3 @@ export const validationError = (details: ErrorDetail[], message?: string) =>
     message ?? (details.length === 1 ? `${details[0]!.field}: ${details[0]!.message}` : 'The request is invalid'),
     details,
   );
-
-export const invalidReference = (field: string, resource: string, id: string) =>
-  validationError([{ field, message: `${resource} '${id}' does not exist` }]);

@@ -51,6 +51,23 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
   cascade?(record: T, tx: Store, now: string): Promise<void>;
 }
 
+/**
+ * A `check` that `field` names an existing record (found by `find`; `kind` names it in the message). A null
+ * reference names nothing and passes; a reference an update left unchanged is not looked up again.
+ */
+export function reference<T extends object>(
+  field: keyof T & string,
+  kind: string | ((record: T) => string),
+  find: (tx: Store, id: string, record: T) => Promise<unknown>,
+): (record: T, tx: Store, previous?: T) => Promise<ErrorDetail[]> {
+  return async (record, tx, previous) => {
+    const id = record[field] as unknown as string | null;
+    if (id === null || (previous && previous[field] === record[field])) return [];
+    if (await find(tx, id, record)) return [];
+    return [{ field, message: `${typeof kind === 'string' ? kind : kind(record)} '${id}' does not exist` }];
+  };
+}
+
 /** Fields that are bookkeeping, not content: a change to them alone is no change. */
 const BOOKKEEPING = new Set(['updatedAt']);
 

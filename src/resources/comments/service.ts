@@ -1,4 +1,4 @@
-import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
+import { ResourceService, reference, type ResourceDef } from '../../core/resource-service.ts';
 import { CommentCreate, type Comment, type CommentPatch } from './schema.ts';
 
 export const commentDef: ResourceDef<Comment, CommentCreate, CommentPatch> = {
@@ -17,12 +17,12 @@ export const commentDef: ResourceDef<Comment, CommentCreate, CommentPatch> = {
   defaultActor: (comment) => comment.author,
   // Only `body` is in the update schema: the target and author cannot change.
   apply: 'merge',
-  async check(comment, tx, previous) {
-    if (previous) return [];
-    const target =
-      comment.targetType === 'task' ? await tx.tasks.get(comment.targetId) : await tx.projects.get(comment.targetId);
-    return target ? [] : [{ field: 'targetId', message: `${comment.targetType} '${comment.targetId}' does not exist` }];
-  },
+  // The target is immutable: checked on create only (an update leaves `targetId` unchanged).
+  check: reference(
+    'targetId',
+    (comment) => comment.targetType,
+    (tx, id, comment) => (comment.targetType === 'task' ? tx.tasks.get(id) : tx.projects.get(id)),
+  ),
 };
 
 export type CommentService = ResourceService<Comment, CommentCreate, CommentPatch>;

@@ -1,4 +1,4 @@
-import { ResourceService, merge, type ResourceDef } from '../../core/resource-service.ts';
+import { ResourceService, merge, reference, type ResourceDef } from '../../core/resource-service.ts';
 import { MilestoneCreate, type Milestone, type MilestonePatch } from './schema.ts';
 
 /**
@@ -24,12 +24,7 @@ export const milestoneDef: ResourceDef<Milestone, MilestoneCreate, MilestonePatc
     reachedAt: input.status === 'reached' ? now : null,
   }),
   apply: (previous, input, now) => stampReached(merge(previous, input), now),
-  async check(milestone, tx, previous) {
-    if (previous && previous.projectId === milestone.projectId) return [];
-    return (await tx.projects.get(milestone.projectId))
-      ? []
-      : [{ field: 'projectId', message: `project '${milestone.projectId}' does not exist` }];
-  },
+  check: reference('projectId', 'project', (tx, id) => tx.projects.get(id)),
 };
 
 export type MilestoneService = ResourceService<Milestone, MilestoneCreate, MilestonePatch>;

@@ -1,5 +1,4 @@
-import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
-import type { ErrorDetail } from '../../errors.ts';
+import { ResourceService, reference, type ResourceDef } from '../../core/resource-service.ts';
 import { deleteProjectDependents } from '../cascade.ts';
 import { ProjectInput, type Project } from './schema.ts';
 
@@ -17,13 +16,7 @@ export const projectDef: ResourceDef<Project, ProjectInput, ProjectInput> = {
     status: input.status!,
     teamId: input.teamId!,
   }),
-  async check(project, tx) {
-    const problems: ErrorDetail[] = [];
-    if (project.teamId !== null && !(await tx.teams.get(project.teamId))) {
-      problems.push({ field: 'teamId', message: `team '${project.teamId}' does not exist` });
-    }
-    return problems;
-  },
+  check: reference('teamId', 'team', (tx, id) => tx.teams.get(id)),
   cascade: (project, tx) => deleteProjectDependents(tx, project.id),
 };
 

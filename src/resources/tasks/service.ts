@@ -1,4 +1,4 @@
-import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
+import { ResourceService, reference, type ResourceDef } from '../../core/resource-service.ts';
 import { deleteTaskDependents } from '../cascade.ts';
 import { TaskCreate, type Task, type TaskPatch } from './schema.ts';
 
@@ -18,12 +18,7 @@ export const taskDef: ResourceDef<Task, TaskCreate, TaskPatch> = {
     assignee: input.assignee!,
   }),
   apply: 'merge',
-  async check(task, tx, previous) {
-    if (previous && previous.projectId === task.projectId) return [];
-    return (await tx.projects.get(task.projectId))
-      ? []
-      : [{ field: 'projectId', message: `project '${task.projectId}' does not exist` }];
-  },
+  check: reference('projectId', 'project', (tx, id) => tx.projects.get(id)),
   cascade: (task, tx) => deleteTaskDependents(tx, task.id),
 };
 

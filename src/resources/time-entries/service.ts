@@ -1,4 +1,4 @@
-import { ResourceService, type ResourceDef } from '../../core/resource-service.ts';
+import { ResourceService, reference, type ResourceDef } from '../../core/resource-service.ts';
 import { TimeEntryCreate, type TimeEntry, type TimeEntryPatch } from './schema.ts';
 
 export const timeEntryDef: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPatch> = {
@@ -16,10 +16,7 @@ export const timeEntryDef: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPatc
     date: input.date ?? now.slice(0, 10), // today, UTC
   }),
   apply: 'merge',
-  async check(entry, tx, previous) {
-    if (previous && previous.taskId === entry.taskId) return [];
-    return (await tx.tasks.get(entry.taskId)) ? [] : [{ field: 'taskId', message: `task '${entry.taskId}' does not exist` }];
-  },
+  check: reference('taskId', 'task', (tx, id) => tx.tasks.get(id)),
 };
 
 export type TimeEntryService = ResourceService<TimeEntry, TimeEntryCreate, TimeEntryPatch>;
