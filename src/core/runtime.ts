@@ -73,3 +73,21 @@ export function nextTimestamp(clock: Clock, previous: string): string {
   const prev = Date.parse(previous);
   return new Date(Number.isNaN(prev) || now > prev ? now : prev + 1).toISOString();
 }
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Epoch milliseconds of an ISO 8601 instant (NaN when it is not one): a missing zone means UTC; a date alone
+ * means the start of that day, or its last millisecond with `endOfDay` (so `until=2026-09-30` covers that day).
+ * Impossible dates (`2026-02-30`) are refused rather than rolled over.
+ */
+export function parseInstant(s: string, endOfDay = false): number {
+  const m = INSTANT.exec(s);
+  if (!m) return NaN;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0'] = m;
+  const day = new Date(Date.UTC(+y!, +mo! - 1, +d!));
+  if (day.getUTCFullYear() !== +y! || day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return NaN;
+  if (+h > 23 || +mi > 59 || +sec > 59) return NaN;
+  if (!s.includes('T')) return day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
+  return Date.parse(m[7] ? s : `${s}Z`);
+}

@@ -1,8 +1,7 @@
-import { iso } from '../../core/runtime.ts';
+import { iso, parseInstant } from '../../core/runtime.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
 import type { RequestContext } from '../../events/types.ts';
-import { parseInstant } from '../../http/validation.ts';
 import { defaultsOf, withDefaults } from '../../schemas/common.ts';
 import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema.ts';
 
