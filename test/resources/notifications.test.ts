@@ -257,3 +257,20 @@ test('PATCH /api/notifications/:id (no update) is 405 with Allow', async (t) => 
   assert.equal(res.headers.allow, 'DELETE, GET, HEAD');
   assert.equal((await api.get('/api/notifications/notif_test00000001')).body.data.read, false);
 });
+
+test('read-all counts only what it changed itself: one read or deleted after the list is taken is skipped, not counted', async (t) => {
+  const { app } = await testApp(t);
+  const svc = app.services.notifications;
+  const make = (message: string) => svc.create({ username: 'bob', type: 'project_updated', message });
+  const [a, b, c] = [await make('a'), await make('b'), await make('c')];
+  const list = app.store.notifications.list.bind(app.store.notifications);
+  app.store.notifications.list = async (filter) => {
+    const found = await list(filter);
+    await svc.markRead(b.id); // marked by someone else meanwhile
+    await svc.remove(c.id); // deleted meanwhile
+    return found;
+  };
+  assert.equal(await svc.markAllRead('bob'), 1);
+  assert.equal((await svc.get(a.id)).read, true);
+  assert.equal((await svc.get(b.id)).read, true);
+});

@@ -1,6 +1,7 @@
 import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
+import { AppError } from '../../errors.ts';
 import type { RequestContext } from '../../events/types.ts';
-import { NotificationCreate, type Notification, type NotificationQuery } from './schema.ts';
+import { NotificationCreate, type Notification } from './schema.ts';
 
 export const notificationDef: ResourceDef<Notification, NotificationCreate, never> = {
   type: 'notification',
@@ -24,24 +25,27 @@ export class NotificationService extends ResourceService<Notification, Notificat
     super(notificationDef, deps);
   }
 
-  override list(query: NotificationQuery = {}): Promise<Notification[]> {
-    return super.list({ username: query.username, type: query.type, read: query.read });
-  }
-
   /** Marks one notification read (again, if it already was). */
   markRead(id: string, ctx: RequestContext = {}): Promise<Notification> {
     return this.change(id, ctx, (n) => (n.read ? n : { ...n, read: true }));
   }
 
-  /** Marks every unread notification (of `username`, when given) read; returns how many changed. */
+  /**
+   * Marks every unread notification (of `username`, when given) read; returns how many went from unread to
+   * read. Whether each one changes is decided inside its write, so a concurrent mark or delete is not counted.
+   */
   async markAllRead(username: string | undefined, ctx: RequestContext = {}): Promise<number> {
-    const unread = await this.list({ username, read: false });
     let marked = 0;
-    for (const n of unread) {
-      const before = await this.collection.get(n.id);
-      if (!before || before.read) continue; // deleted or marked meanwhile
-      await this.markRead(n.id, { actor: ctx.actor });
-      marked++;
+    for (const { id } of await this.list({ username, read: false })) {
+      try {
+        await this.change(id, { actor: ctx.actor }, (n) => {
+          if (n.read) return n;
+          marked++;
+          return { ...n, read: true };
+        });
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err; // deleted meanwhile
+      }
     }
     return marked;
   }
