@@ -7,7 +7,7 @@ import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
 import { webhookConsumer } from './events/webhooks.ts';
-import { AccessLog } from './http/access-log.ts';
+import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerJsonBody } from './http/body.ts';
 import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -86,9 +86,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const ids = deps.ids ?? randomIds;
 
   const app = Fastify({
-    ...(deps.logger
-      ? { loggerInstance: deps.logger }
-      : { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }),
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdOf,
@@ -109,16 +107,16 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.server.maxConnections = config.maxConnections;
 
   app.setValidatorCompiler(validatorCompiler);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  // Once the service is closing, each answer ends its connection: a keep-alive connection busy when the listener
-  // closed would otherwise stay open, idle, until KEEP_ALIVE_TIMEOUT_MS and hold the shutdown past its grace period.
+  app.setChildLoggerFactory(lazyChildLogger);
+  // One hook for every answer: its request id and, once the service is closing, `Connection: close` (a keep-alive
+  // connection busy when the listener closed would otherwise stay open, idle, until KEEP_ALIVE_TIMEOUT_MS and hold
+  // the shutdown past its grace period).
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
