@@ -4,7 +4,7 @@ import { DeliveryHistory } from './history.ts';
 import { resolveOptions, type DispatcherOptions, type Settings } from './options.ts';
 import { WorkQueue } from './queue.ts';
 import { delayBeforeRetry } from './retry.ts';
-import { describeError, sendOnce, type AttemptResult } from './send.ts';
+import { describeError, precheck, sendOnce, type AttemptResult } from './send.ts';
 import { signingKey, webhookHeaders } from './signing.ts';
 import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from './types.ts';
 import { createGuardedAgent } from './url-guard.ts';
@@ -157,17 +157,21 @@ export class WebhookDispatcher {
   }
 
   private async run(d: Delivery): Promise<void> {
-    const seconds = Math.floor(this.s.clock.now().getTime() / 1000);
-    const headers = webhookHeaders(d.key, d.eventId, seconds, d.body);
-    const { timeoutMs } = this.s;
-    const result = await sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body: d.body, timeoutMs, shutdown: this.shutdown.signal }).catch(
-      (err: unknown): AttemptResult => ({ outcome: 'network', responseStatus: null, error: describeError(err), retryAfter: undefined, durationMs: 0 }),
-    );
+    const result = precheck(d.target.url) ?? (await this.send(d));
     try {
       this.settle(d, result);
     } catch (err) {
       this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery bookkeeping failed');
     }
+  }
+
+  private send(d: Delivery): Promise<AttemptResult> {
+    const seconds = Math.floor(this.s.clock.now().getTime() / 1000);
+    const headers = webhookHeaders(d.key, d.eventId, seconds, d.body);
+    const { timeoutMs } = this.s;
+    return sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body: d.body, timeoutMs, shutdown: this.shutdown.signal }).catch(
+      (err: unknown): AttemptResult => ({ outcome: 'network', responseStatus: null, error: describeError(err), retryAfter: undefined, durationMs: 0 }),
+    );
   }
 
   /** Records an attempt's result and decides what comes next: nothing, or a retry. */

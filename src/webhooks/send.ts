@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
-import { findRefusal } from './url-guard.ts';
+import { findRefusal, isReservedName, reservedNameMessage } from './url-guard.ts';
 
 /** Response bytes read (and thrown away) before the connection is dropped: receivers have nothing to tell us. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -16,7 +16,7 @@ export interface Attempt {
 }
 
 export interface AttemptResult {
-  /** `ok`: a 2xx within the timeout. `http`: any other answer. The rest: no usable answer (`invalid`: not an http(s) URL). */
+  /** `ok`: a 2xx within the timeout. `http`: any other answer. The rest: no usable answer (`invalid`: see {@link precheck}). */
   outcome: 'ok' | 'http' | 'timeout' | 'network' | 'refused' | 'aborted' | 'invalid';
   responseStatus: number | null;
   error: string | null;
@@ -25,12 +25,22 @@ export interface AttemptResult {
 }
 
 /**
- * One POST. Never throws. The timeout covers connecting, the headers and the body; redirects are not
- * followed (undici's `request` follows none); the response body is drained up to `MAX_RESPONSE_BYTES`.
+ * What can be told about a target before any connection: an unusable URL, or a name reserved never to resolve
+ * (RFC 2606/6761, the seeded webhooks' hosts). Both are final (`invalid`: recorded as failed, never retried).
+ * `null`: worth an attempt.
+ */
+export function precheck(url: string): AttemptResult | null {
+  const target = parseTarget(url);
+  const error = typeof target === 'string' ? target : isReservedName(target.hostname) ? reservedNameMessage(target.hostname, '; not retried') : null;
+  return error === null ? null : { outcome: 'invalid', responseStatus: null, error, retryAfter: undefined, durationMs: 0 };
+}
+
+/**
+ * One POST to a target {@link precheck} let through. Never throws. The timeout covers connecting, the headers
+ * and the body; redirects are not followed (undici's `request` follows none); the response body is drained up to
+ * `MAX_RESPONSE_BYTES`.
  */
 export async function sendOnce({ dispatcher, url, headers, body, timeoutMs, shutdown }: Attempt): Promise<AttemptResult> {
-  const invalid = invalidUrl(url);
-  if (invalid) return { outcome: 'invalid', responseStatus: null, error: invalid, retryAfter: undefined, durationMs: 0 };
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const controller = new AbortController();
@@ -76,12 +86,14 @@ async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Prom
   }
 }
 
-function invalidUrl(url: string): string | null {
+/** The URL to deliver to, or why it is not one. */
+function parseTarget(url: string): URL | string {
   if (!URL.canParse(url)) return 'invalid url: not an absolute URL';
-  const { protocol, username, password } = new URL(url);
+  const target = new URL(url);
+  const { protocol, username, password } = target;
   if (protocol !== 'http:' && protocol !== 'https:') return `invalid url: ${protocol} is not http or https`;
   if (username || password) return 'invalid url: credentials in the URL are not supported';
-  return null;
+  return target;
 }
 
 function httpError(status: number): string {

@@ -167,11 +167,12 @@ test('a receiver that hangs does not hold up the API: the write has answered whi
   assert.equal((await api.get('/api/tasks?projectId=proj_001')).body.count, 23);
 });
 
-test('the seeded webhooks, on reserved hosts, fail locally: no DNS query is made for them', async (t) => {
-  const { api } = await testApp(t, { webhooks: { clock: systemClock } });
+test('the seeded webhooks, on reserved hosts, fail locally and for good: no connection, no DNS query, no retry', async (t) => {
+  const { app, api } = await testApp(t, { webhooks: { clock: systemClock } });
   await api.post('/api/tasks', { projectId: 'proj_001', title: 'Seeded hooks' });
   const log = await deliveriesWhen(api, 'wh_001', (l) => l[0]?.status === 'failed');
   assert.equal(log[0].eventType, 'task.created');
-  assert.match(log[0].error, /ENOTFOUND hooks\.example\.com \(a reserved name/);
-  assert.ok(log[0].nextAttemptAt, 'retried later like any failure');
+  assert.match(log[0].error, /ENOTFOUND hooks\.example\.com \(a reserved name: never resolves; not retried\)/);
+  assert.equal(log[0].nextAttemptAt, null, 'a name that can never resolve is not retried');
+  assert.equal(app.webhookDispatcher.stats().scheduledRetries, 0);
 });
