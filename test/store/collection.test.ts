@@ -85,5 +85,37 @@ for (const [name, make] of implementations) {
       assert.deepEqual(await c.list({ tags: 't' }), []);
       assert.equal(await c.count(), 0);
     });
+
+    test('order, lookups and filters hold through many deletions, updates and re-inserts', async () => {
+      const c = make();
+      const alive = new Map<string, Rec>();
+      for (let i = 0; i < 500; i++) {
+        const r = rec(`r${i}`, i % 3 === 0 ? 'x' : 'y', `u${i % 7}`);
+        await c.insert(r);
+        alive.set(r.id, r);
+      }
+      // Delete four of five, move some survivors to another kind, and re-insert a deleted id (it goes last).
+      for (let i = 0; i < 500; i++) {
+        if (i % 5 !== 0) {
+          assert.equal(await c.delete(`r${i}`), true);
+          alive.delete(`r${i}`);
+        } else if (i % 2 === 0) {
+          const moved = rec(`r${i}`, 'z', `u${i % 7}`);
+          await c.replace(moved);
+          alive.set(moved.id, moved);
+        }
+      }
+      const back = rec('r1', 'z', 'u1');
+      await c.insert(back);
+      alive.set(back.id, back);
+      const expected = [...alive.values()];
+      assert.equal(await c.count(), expected.length);
+      assert.deepEqual(await c.list(), expected);
+      assert.deepEqual(await c.list({ kind: 'z' }), expected.filter((r) => r.kind === 'z'));
+      assert.deepEqual(await c.list({ owner: 'u1' }), expected.filter((r) => r.owner === 'u1'));
+      for (const r of expected) assert.deepEqual(await c.get(r.id), r);
+      assert.equal(await c.get('r2'), undefined);
+      assert.equal(await c.delete('r2'), false);
+    });
   });
 }

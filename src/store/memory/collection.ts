@@ -6,10 +6,14 @@ import { AnyOf, type Collection, type Entity, type Filter } from '../types.ts';
  * checked on its members only. Array-valued fields are indexed by each of their elements.
  */
 export class MemoryCollection<T extends Entity> implements Collection<T> {
-  private readonly records = new Map<string, T>();
-  /** Insertion sequence, so filtered lists come back in the same order as unfiltered ones. */
-  private readonly seq = new Map<string, number>();
-  private nextSeq = 0;
+  /**
+   * The records by insertion rank (`undefined` where one was deleted), and each id's rank: the rank orders
+   * filtered lists as unfiltered ones are (insertion order). One Map and one array, rather than a Map of records
+   * and another of ranks: about 40 bytes less per record at a million records.
+   */
+  private readonly slots: (T | undefined)[] = [];
+  private readonly ranks = new Map<string, number>();
+  private deleted = 0;
   private readonly indexes = new Map<keyof T, Map<unknown, Set<string>>>();
 
   constructor(indexed: readonly (keyof T)[] = []) {
@@ -17,16 +21,16 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
-    return this.records.get(id);
+    return this.record(id);
   }
 
   async count(): Promise<number> {
-    return this.records.size;
+    return this.ranks.size;
   }
 
   async list(filter: Filter<T> = {}): Promise<T[]> {
     const conditions = Object.entries(filter).filter(([, v]) => v !== undefined) as [keyof T, unknown][];
-    if (conditions.length === 0) return [...this.records.values()];
+    if (conditions.length === 0) return this.slots.filter((r) => r !== undefined);
 
     // Start from the smallest index bucket among the indexed conditions.
     let candidates: Iterable<string> | undefined;
@@ -44,42 +48,61 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     const matches: T[] = [];
     if (candidates) {
       for (const id of candidates) {
-        const record = this.records.get(id)!;
+        const record = this.record(id)!;
         if (conditions.every(([f, v]) => matchesField(record[f], v))) matches.push(record);
       }
       return this.inInsertionOrder(matches);
     }
     // No indexed condition: a scan, in insertion order.
-    for (const record of this.records.values()) {
-      if (conditions.every(([f, v]) => matchesField(record[f], v))) matches.push(record);
+    for (const record of this.slots) {
+      if (record !== undefined && conditions.every(([f, v]) => matchesField(record[f], v))) matches.push(record);
     }
     return matches;
   }
 
   async insert(record: T): Promise<void> {
-    if (this.records.has(record.id)) throw new Error(`duplicate id ${record.id}`);
-    this.records.set(record.id, record);
-    this.seq.set(record.id, this.nextSeq++);
+    if (this.ranks.has(record.id)) throw new Error(`duplicate id ${record.id}`);
+    this.ranks.set(record.id, this.slots.length);
+    this.slots.push(record);
     this.indexAdd(record);
   }
 
   async replace(record: T): Promise<void> {
-    const previous = this.records.get(record.id);
-    if (!previous) throw new Error(`no record ${record.id}`);
+    const rank = this.ranks.get(record.id);
+    const previous = rank === undefined ? undefined : this.slots[rank];
+    if (rank === undefined || !previous) throw new Error(`no record ${record.id}`);
     // Only the fields that changed move between buckets: the others keep their place (and their bucket's order).
     const changed = [...this.indexes.keys()].filter((field) => previous[field] !== record[field]);
     this.indexRemove(previous, changed);
-    this.records.set(record.id, record);
+    this.slots[rank] = record;
     this.indexAdd(record, changed);
   }
 
   async delete(id: string): Promise<boolean> {
-    const previous = this.records.get(id);
-    if (!previous) return false;
+    const rank = this.ranks.get(id);
+    const previous = rank === undefined ? undefined : this.slots[rank];
+    if (rank === undefined || !previous) return false;
     this.indexRemove(previous);
-    this.records.delete(id);
-    this.seq.delete(id);
+    this.ranks.delete(id);
+    this.slots[rank] = undefined;
+    if (++this.deleted > 64 && this.deleted * 2 > this.slots.length) this.compact();
     return true;
+  }
+
+  private record(id: string): T | undefined {
+    const rank = this.ranks.get(id);
+    return rank === undefined ? undefined : this.slots[rank];
+  }
+
+  /** Closes the gaps deletions left once they are half the slots (amortized O(1) per delete); ranks keep their order. */
+  private compact(): void {
+    const live = this.slots.filter((r) => r !== undefined);
+    this.slots.length = 0;
+    for (const record of live) {
+      this.ranks.set(record.id, this.slots.length);
+      this.slots.push(record);
+    }
+    this.deleted = 0;
   }
 
   /**
@@ -87,7 +110,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
    * unless a record moved in by an update: sorted only then, on sequence numbers read once per record.
    */
   private inInsertionOrder(matches: T[]): T[] {
-    const seqs = matches.map((r) => this.seq.get(r.id)!);
+    const seqs = matches.map((r) => this.ranks.get(r.id)!);
     for (let i = 1; i < seqs.length; i++) {
       if (seqs[i - 1]! > seqs[i]!) {
         const order = seqs.map((_, j) => j).sort((a, b) => seqs[a]! - seqs[b]!);
