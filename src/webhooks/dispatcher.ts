@@ -14,10 +14,9 @@ export type { DispatcherOptions };
 /** One event on its way to one webhook: a chain of attempts, each with its own record. */
 interface Delivery {
   readonly target: DeliveryTarget;
-  readonly key: Buffer;
+  readonly event: OutboundEvent;
   readonly eventId: string;
   readonly eventType: string;
-  readonly body: string;
   attempt: number;
   record: DeliveryRecord;
   timer?: NodeJS.Timeout;
@@ -59,9 +58,7 @@ export class WebhookDispatcher {
   enqueue(target: DeliveryTarget, event: OutboundEvent): void {
     try {
       if (this.closed) return this.s.log.warn({ webhookId: target.id, eventId: event.id }, 'webhook dispatcher closed: delivery dropped');
-      let body = this.bodies.get(event);
-      if (body === undefined) this.bodies.set(event, (body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })));
-      this.admit(target, event.id, event.type, body);
+      this.admit(target, event);
     } catch (err) {
       this.s.log.error({ err, webhookId: target.id, eventId: event.id }, 'webhook delivery could not be queued');
     }
@@ -80,7 +77,7 @@ export class WebhookDispatcher {
   redeliver(webhookId: string, deliveryId: string, target?: DeliveryTarget): DeliveryRecord | undefined {
     const old = this.history.find(webhookId, deliveryId)?.context;
     if (!old || this.closed) return undefined;
-    return { ...this.admit(target ?? old.target, old.eventId, old.eventType, old.body) };
+    return { ...this.admit(target ?? old.target, old.event) };
   }
 
   /** Drops a deleted webhook's history, queued attempts and retries; an attempt in flight finishes unrecorded. */
@@ -118,12 +115,13 @@ export class WebhookDispatcher {
     return { abandoned: this.abandoned };
   }
 
-  private admit(target: DeliveryTarget, eventId: string, eventType: string, body: string): DeliveryRecord {
-    const d: Delivery = { target, key: signingKey(target.secret), eventId, eventType, body, attempt: 0, cancelled: false, record: undefined! };
+  /** Records a first attempt and queues it; with the queue full, records it failed at once (nothing else is done). */
+  private admit(target: DeliveryTarget, event: OutboundEvent): DeliveryRecord {
+    const d: Delivery = { target, event, eventId: event.id, eventType: event.type, attempt: 0, cancelled: false, record: undefined! };
     this.nextAttempt(d);
     if (this.alive >= this.s.maxQueue) {
       this.complete(d, 'failed', { responseStatus: null, error: 'queue full', durationMs: null });
-      this.warnDropped(target.id, eventId, eventType);
+      this.warnDropped(target.id, event.id, event.type);
       return d.record;
     }
     this.alive++;
@@ -165,13 +163,29 @@ export class WebhookDispatcher {
     }
   }
 
-  private send(d: Delivery): Promise<AttemptResult> {
+  private async send(d: Delivery): Promise<AttemptResult> {
     const seconds = Math.floor(this.s.clock.now().getTime() / 1000);
-    const headers = webhookHeaders(d.key, d.eventId, seconds, d.body);
+    let body: string;
+    let headers: Record<string, string>;
+    try {
+      body = this.bodyOf(d.event);
+      headers = webhookHeaders(signingKey(d.target.secret), d.eventId, seconds, body);
+    } catch (err) {
+      // Cannot happen with the service's own secrets and records; final, since no retry would fare better.
+      this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery could not be signed');
+      return { outcome: 'invalid', responseStatus: null, error: `could not be signed: ${describeError(err)}`, retryAfter: undefined, durationMs: 0 };
+    }
     const { timeoutMs } = this.s;
-    return sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body: d.body, timeoutMs, shutdown: this.shutdown.signal }).catch(
+    return sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body, timeoutMs, shutdown: this.shutdown.signal }).catch(
       (err: unknown): AttemptResult => ({ outcome: 'network', responseStatus: null, error: describeError(err), retryAfter: undefined, durationMs: 0 }),
     );
+  }
+
+  /** The payload of an event, made when first sent (and shared by its deliveries to several webhooks). */
+  private bodyOf(event: OutboundEvent): string {
+    let body = this.bodies.get(event);
+    if (body === undefined) this.bodies.set(event, (body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })));
+    return body;
   }
 
   /** Records an attempt's result and decides what comes next: nothing, or a retry. */

@@ -152,12 +152,19 @@ test('the body is serialized once per event, whatever the number of webhooks and
   assert.equal(serialized, 1);
 });
 
-test('enqueue never throws at the caller', async (t) => {
+test('enqueue never throws at the caller; a delivery that cannot be signed or serialized fails for good', async (t) => {
   const { d, log } = dispatcher(t);
   assert.doesNotThrow(() => d.enqueue({ id: 'wh_bad', url: 'http://127.0.0.1:1/', secret: 'not a secret!' }, event()));
   const circular: Record<string, unknown> = {};
   circular.self = circular;
   assert.doesNotThrow(() => d.enqueue(target('http://127.0.0.1:1/'), event({ data: circular })));
+  await waitFor('both settled', () => idle(d));
+  for (const webhookId of ['wh_bad', 'wh_001']) {
+    const [record] = d.deliveries(webhookId);
+    assert.equal(record?.status, 'failed', webhookId);
+    assert.match(String(record?.error), /^could not be signed: /);
+    assert.equal(record?.nextAttemptAt, null);
+  }
   assert.equal(log.lines.filter((l) => l.level === 'error').length, 2);
   assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
 });
