@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TObject } from 'typebox';
 import { notFound, validationError, type ErrorDetail } from '../errors.ts';
+import { compact } from './compact.ts';
 import { assertIfMatch } from './etag.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent, RequestContext, ResourceType } from '../events/types.ts';
@@ -102,12 +103,12 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     const now = iso(this.deps.clock.now());
     const record = await this.deps.store.transaction(async (tx) => {
       const fields = this.def.build(withDefaults(this.defaults, input) as C, now);
-      const record = {
+      const record = compact({
         id: this.deps.ids(this.def.idPrefix),
         ...fields,
         createdAt: now,
         ...(this.def.updatedAt ? { updatedAt: now } : {}),
-      } as unknown as T;
+      }) as unknown as T;
       await this.assertValid(record, tx);
       await this.def.collection(tx).insert(record);
       return record;
@@ -146,6 +147,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
       if (this.def.updatedAt) {
         record = { ...record, updatedAt: nextTimestamp(this.deps.clock, previous.updatedAt!) };
       }
+      record = compact(record);
       await collection.replace(record);
       return { record, previous, changed };
     });
