@@ -64,10 +64,18 @@ export class ActivityLogService {
       resourceType,
       resourceId,
       summary: flat(summary!),
-      metadata: metadata!,
+      metadata: isEmpty(metadata!) ? NO_METADATA : metadata!,
       timestamp: iso(this.deps.clock.now()),
     };
     await this.deps.store.activity.append(entry);
     return entry;
   }
+}
+
+/** The metadata of most entries (a create, a delete): one shared empty object rather than one each. */
+const NO_METADATA: Record<string, unknown> = Object.freeze({});
+
+function isEmpty(object: object): boolean {
+  for (const _ in object) return false;
+  return true;
 }
