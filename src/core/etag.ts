@@ -2,11 +2,12 @@ import { AppError } from '../errors.ts';
 
 /**
  * A record's entity tag. Records with `updatedAt` change it (strictly later) on every write, so it names the
- * version; records without one (notifications, activity entries) are hashed (FNV-1a over their JSON).
+ * version and is the tag as it is (an ISO 8601 instant holds no quote); records without one (notifications,
+ * activity entries) are hashed (FNV-1a over their JSON).
  */
 export function etagOf(record: object): string {
   const updatedAt = (record as { updatedAt?: unknown }).updatedAt;
-  if (typeof updatedAt === 'string') return `"${Date.parse(updatedAt).toString(36)}"`;
+  if (typeof updatedAt === 'string') return `"${updatedAt}"`;
   const text = JSON.stringify(record);
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
