@@ -71,7 +71,7 @@ export function iso(date: Date): string {
 export function nextTimestamp(clock: Clock, previous: string): string {
   const now = clock.now().getTime();
   const prev = Date.parse(previous);
-  return new Date(Number.isNaN(prev) || now > prev ? now : prev + 1).toISOString();
+  return iso(new Date(Number.isNaN(prev) || now > prev ? now : prev + 1));
 }
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
