@@ -24,12 +24,13 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
  * logger, with the request id as a field), so they no longer pay for a pino child each.
  */
 export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
-  return new LazyChild(logger, bindings, options);
+  return new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
 
-type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-class LazyChild implements FastifyBaseLogger {
+/** The logger methods live on the prototype: a request's logger is one small object, with no closures. */
+class LazyChild {
   #child: FastifyBaseLogger | undefined;
 
   constructor(
@@ -49,13 +50,25 @@ class LazyChild implements FastifyBaseLogger {
     this.logger.level = level;
   }
 
-  fatal: FastifyBaseLogger['fatal'] = (...args: unknown[]) => this.call('fatal', args);
-  error: FastifyBaseLogger['error'] = (...args: unknown[]) => this.call('error', args);
-  warn: FastifyBaseLogger['warn'] = (...args: unknown[]) => this.call('warn', args);
-  info: FastifyBaseLogger['info'] = (...args: unknown[]) => this.call('info', args);
-  debug: FastifyBaseLogger['debug'] = (...args: unknown[]) => this.call('debug', args);
-  trace: FastifyBaseLogger['trace'] = (...args: unknown[]) => this.call('trace', args);
-  silent: FastifyBaseLogger['silent'] = () => undefined;
+  fatal(...args: unknown[]): void {
+    this.call('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.call('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.call('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.call('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.call('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.call('trace', args);
+  }
+  silent(): void {}
 
   child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
     return this.logger.child(bindings, options);

@@ -284,6 +284,29 @@ function recordingLogger(lines: LogLine[], bindings: Record<string, unknown> = {
   } as unknown as FastifyBaseLogger;
 }
 
+test('each request is logged once, when it completes, with its id; one that logs nothing else makes no child logger', async (t) => {
+  const lines: LogLine[] = [];
+  let children = 0; // made at any depth
+  const counted = (l: FastifyBaseLogger): FastifyBaseLogger =>
+    ({ ...l, child: (b: Record<string, unknown>) => (children++, counted(l.child(b))) }) as unknown as FastifyBaseLogger;
+  const logger = counted(recordingLogger(lines));
+  const { api } = await testApp(t, { logger });
+  const before = children;
+  assert.equal((await api.get('/api/tasks/task_001', { 'x-request-id': 'req-ok' })).status, 200);
+  const access = lines.filter((l) => l.msg === 'request completed');
+  assert.equal(access.length, 1);
+  const line = access[0]!.obj as Record<string, unknown>;
+  assert.deepEqual({ ...line, responseTime: typeof line.responseTime }, {
+    reqId: 'req-ok',
+    method: 'GET',
+    url: '/api/tasks/task_001',
+    statusCode: 200,
+    responseTime: 'number',
+  });
+  assert.equal(lines.filter((l) => l.msg === 'incoming request').length, 0);
+  assert.equal(children, before, 'no per-request child logger was made');
+});
+
 test('an unexpected exception is 500 INTERNAL_ERROR that says nothing internal, logged with the request id', async (t) => {
   const lines: LogLine[] = [];
   const { api } = await testApp(t, { store: new ExplodingStore(), logger: recordingLogger(lines) });
