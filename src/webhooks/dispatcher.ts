@@ -26,6 +26,8 @@ interface Delivery {
 type Outcome = Pick<DeliveryRecord, 'responseStatus' | 'error' | 'durationMs'>;
 const SHOWN_ON_CLOSE = 50;
 const DROP_LOG_INTERVAL_MS = 10_000;
+/** URLs whose precheck is remembered (forgotten all at once past this many). */
+const PRECHECKS_KEPT = 1_000;
 
 /**
  * Delivers events to webhooks in the background: a bounded queue, bounded concurrency, retries on
@@ -38,6 +40,7 @@ export class WebhookDispatcher {
   private readonly queue: WorkQueue<Delivery>;
   private readonly retrying = new Set<Delivery>();
   private readonly bodies = new WeakMap<OutboundEvent, string>();
+  private readonly prechecked = new Map<string, AttemptResult | null>();
   private readonly shutdown = new AbortController();
   /** Deliveries queued, in flight or waiting to retry: what `maxQueue` bounds. */
   private alive = 0;
@@ -155,7 +158,7 @@ export class WebhookDispatcher {
   }
 
   private async run(d: Delivery): Promise<void> {
-    const result = precheck(d.target.url) ?? (await this.send(d));
+    const result = this.precheck(d.target.url) ?? (await this.send(d));
     try {
       this.settle(d, result);
     } catch (err) {
@@ -179,6 +182,16 @@ export class WebhookDispatcher {
     return sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body, timeoutMs, shutdown: this.shutdown.signal }).catch(
       (err: unknown): AttemptResult => ({ outcome: 'network', responseStatus: null, error: describeError(err), retryAfter: undefined, durationMs: 0 }),
     );
+  }
+
+  /** {@link precheck} of a URL, remembered: every delivery to a webhook asks it of the same URL. */
+  private precheck(url: string): AttemptResult | null {
+    let result = this.prechecked.get(url);
+    if (result === undefined) {
+      if (this.prechecked.size >= PRECHECKS_KEPT) this.prechecked.clear();
+      this.prechecked.set(url, (result = precheck(url)));
+    }
+    return result;
   }
 
   /** The payload of an event, made when first sent (and shared by its deliveries to several webhooks). */
