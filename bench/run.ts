@@ -4,7 +4,7 @@
  * that never answers). Results go to bench/results/latest.json (quick runs, shorter than 10 s or one round,
  * to bench/results/quick.tmp). See bench/README.md.
  *
- *   npm run bench                                  full run: 10 s per measurement, 2 rounds, 3 s warm-up
+ *   npm run bench                                  full run: 10 s per measurement, 3 rounds, 3 s warm-up
  *   npm run bench -- --duration 3 --rounds 1       a quick smoke run
  *   npm run bench -- --section webhooks            only the webhook section (--section compare: only the table)
  *   npm run bench -- --route PATCH                 only the routes whose name contains PATCH
@@ -22,7 +22,7 @@ import { webhookSection, type WebhookResult } from './lib/webhooks.ts';
 const { values: a } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     /** `compare`, `webhooks`, or both (comma-separated). */
