@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
-import { findRefusal, isReservedName, reservedNameMessage } from './url-guard.ts';
+import { findRefusal, isReservedName } from './url-guard.ts';
 
 /** Response bytes read (and thrown away) before the connection is dropped: receivers have nothing to tell us. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -31,7 +31,12 @@ export interface AttemptResult {
  */
 export function precheck(url: string): AttemptResult | null {
   const target = parseTarget(url);
-  const error = typeof target === 'string' ? target : isReservedName(target.hostname) ? reservedNameMessage(target.hostname, '; not retried') : null;
+  const error =
+    typeof target === 'string'
+      ? target
+      : isReservedName(target.hostname)
+        ? `getaddrinfo ENOTFOUND ${target.hostname} (a reserved name: never resolves; not retried)`
+        : null;
   return error === null ? null : { outcome: 'invalid', responseStatus: null, error, retryAfter: undefined, durationMs: 0 };
 }
 

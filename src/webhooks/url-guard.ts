@@ -126,27 +126,13 @@ export function guardedLookup(base: LookupFunction = dns.lookup as unknown as Lo
 
 /**
  * Names reserved never to be real hosts (RFC 2606, RFC 6761): `*.invalid`, `*.example`, and `example.com|net|org`
- * with their subdomains. They are answered "not found" here, without a DNS query leaving the machine: the
- * seeded webhooks use them, so every change would otherwise send lookups to the resolver, retries included.
+ * with their subdomains. Deliveries to them fail before any connection or DNS query (`precheck` in send.ts): the
+ * seeded webhooks use them, so every change would otherwise ask the resolver, and open a TLS socket, for nothing.
  */
 const RESERVED_NAME = /(^|\.)(invalid|example|example\.com|example\.net|example\.org)\.?$/i;
 
 export function isReservedName(hostname: string): boolean {
   return RESERVED_NAME.test(hostname);
-}
-
-/** Why a delivery to a reserved name fails, whether refused before connecting or by the lookup. */
-export function reservedNameMessage(hostname: string, note = ''): string {
-  return `getaddrinfo ENOTFOUND ${hostname} (a reserved name: never resolves${note})`;
-}
-
-export function reservedNamesLookup(base: LookupFunction = dns.lookup as unknown as LookupFunction): LookupFunction {
-  return (hostname, options, callback) => {
-    if (!isReservedName(hostname)) return base(hostname, options, callback);
-    const notFound: NodeJS.ErrnoException = new Error(reservedNameMessage(hostname));
-    notFound.code = 'ENOTFOUND';
-    process.nextTick(() => callback(notFound, '', undefined));
-  };
 }
 
 export interface GuardOptions {
@@ -163,10 +149,9 @@ export interface GuardOptions {
  * (sockets skip `lookup` for them), names through `guardedLookup` on the socket.
  */
 export function guardedConnector({ allowPrivate, lookup, connectTimeoutMs }: GuardOptions): buildConnector.connector {
-  const resolve = reservedNamesLookup(lookup);
   const tlsOptions = { timeout: connectTimeoutMs, secureContext: sharedSecureContext() };
-  if (allowPrivate) return buildConnector({ ...tlsOptions, lookup: resolve });
-  const connect = buildConnector({ ...tlsOptions, lookup: guardedLookup(resolve) });
+  if (allowPrivate) return buildConnector({ ...tlsOptions, ...(lookup ? { lookup } : {}) });
+  const connect = buildConnector({ ...tlsOptions, lookup: guardedLookup(lookup) });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     const kind = isIP(host) ? classifyAddress(host) : null;

@@ -118,21 +118,14 @@ test('guardedLookup refuses a name when any address it resolves to is refused', 
   assert.equal(none.err?.code, 'ENOTFOUND');
 });
 
-test('reserved names (RFC 2606/6761) are answered not-found locally, without asking the resolver', async () => {
-  const { reservedNamesLookup } = await import('../../src/webhooks/url-guard.ts');
-  const asked: string[] = [];
-  const base = ((hostname: string, _options: unknown, callback: (err: null, address: string, family: number) => void) => {
-    asked.push(hostname);
-    callback(null, '93.184.216.34', 4);
-  }) as never;
-  const lookup = reservedNamesLookup(base);
-  const resolve = (name: string) =>
-    new Promise<string>((done) => lookup(name, {}, (err, address) => done(err ? (err as NodeJS.ErrnoException).code! : String(address))));
+test('reserved names (RFC 2606/6761) are refused before any connection, for good; other names are attempted', async () => {
+  const { precheck } = await import('../../src/webhooks/send.ts');
   for (const name of ['hooks.example.com', 'example.org', 'ci.example.net', 'legacy.invalid', 'a.b.example', 'EXAMPLE.COM.']) {
-    assert.equal(await resolve(name), 'ENOTFOUND', name);
+    const result = precheck(`https://${name}/hook`);
+    assert.equal(result?.outcome, 'invalid', name);
+    assert.match(String(result?.error), /ENOTFOUND .*a reserved name: never resolves; not retried/, name);
   }
-  assert.deepEqual(asked, []);
-  assert.equal(await resolve('hooks.example.community'), '93.184.216.34');
-  assert.equal(await resolve('myexample.com'), '93.184.216.34');
-  assert.deepEqual(asked, ['hooks.example.community', 'myexample.com']);
+  assert.equal(precheck('https://hooks.example.community/hook'), null);
+  assert.equal(precheck('https://myexample.com/hook'), null);
+  assert.equal(precheck('ftp://example.org/x')?.error, 'invalid url: ftp: is not http or https');
 });
