@@ -10,9 +10,9 @@ type Bindings = Record<string, unknown>;
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
 
 /**
- * Fastify's pino logger at `level`, one JSON line per entry on stdout, written synchronously (pino's default).
- * Asynchronous writing was measured slower here: with the service pinned to one core, libuv's write thread
- * competes with the event loop for it.
+ * Fastify's pino logger at `level`, one JSON line per entry on stdout. Lines go through pino's default stdout
+ * stream (sonic-boom, asynchronous): lines logged while a write is in flight are written together, and pino
+ * flushes what is left when the process exits.
  */
 export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
   return { level, redact: ['req.headers.authorization'] };
