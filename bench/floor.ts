@@ -1,0 +1,87 @@
+/**
+ * `npm run bench:floor`: where the gap between the service and bare `node:http` on `GET /api/tasks/:id` comes
+ * from. In one run, alternating round by round like `npm run bench`: bare node:http, a minimal Fastify app
+ * (bench/servers/fastify-min.ts) without and with Fastify's stock request logging, and the service without its
+ * request lines (LOG_LEVEL=warn) and as users run it. Prints req/s, p99 and each one's ratio to bare, and writes
+ * bench/results/floor.json. See bench/README.md, "Where the GET gap is".
+ *
+ *   npm run bench:floor                            10 s per measurement, 3 rounds
+ *   npm run bench:floor -- --duration 3 --rounds 1 a quick look (written to bench/results/floor.tmp)
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { quietMeasure } from './lib/compare.ts';
+import { freePort, serviceSpec, specs } from './lib/fleet.ts';
+import { measure, type Target } from './lib/load.ts';
+import { machine, summarize, type Run, type ServerResult } from './lib/report.ts';
+import { pinSelf, start, stop, type Running, type ServerSpec } from './lib/servers.ts';
+
+const { values: a } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const seconds = Number(a.duration);
+const rounds = Number(a.rounds);
+const connections = Number(a.connections);
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const out = seconds >= 10 && rounds >= 2 ? 'bench/results/floor.json' : 'bench/results/floor.tmp';
+const target: Target = { method: 'GET', path: '/api/tasks/task_001' };
+
+async function fastifyMin(name: string, logging: boolean): Promise<ServerSpec> {
+  const port = await freePort();
+  const argv = [process.execPath, '--import', 'tsx', 'bench/servers/fastify-min.ts', String(port), ...(logging ? ['--log'] : [])];
+  return { name, argv, port, readyPath: '/api/tasks/task_001' };
+}
+
+/** From the bare limit up to the service as users run it, one layer at a time. */
+const variants: { label: string; spec: () => Promise<ServerSpec> }[] = [
+  { label: 'bare node:http', spec: async () => (await specs()).bare },
+  { label: 'Fastify, no logging', spec: () => fastifyMin('fastify', false) },
+  { label: 'Fastify, stock request logging', spec: () => fastifyMin('fastify+log', true) },
+  { label: 'service, LOG_LEVEL=warn', spec: () => serviceSpec({ LOG_LEVEL: 'warn' }) },
+  { label: 'service (as run: LOG_LEVEL=info)', spec: () => serviceSpec() },
+];
+
+log(`pinning: ${pinSelf()}`);
+if (!a['no-build']) {
+  log('building: npm run build');
+  execSync('npm run build --silent', { stdio: 'inherit' });
+}
+
+const running: Running[] = [];
+const results: { label: string; result: ServerResult }[] = [];
+try {
+  for (const v of variants) running.push(await start(await v.spec()));
+  for (const server of running) await measure(server.url, target, { connections, seconds: Number(a.warmup) });
+  const runs: Run[][] = variants.map(() => []);
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, server] of running.entries()) {
+      const { m, cpu, others } = await quietMeasure(server, target, { connections, seconds, log });
+      if (m.non2xx + m.errors > 0) throw new Error(`${variants[i]!.label}: ${m.non2xx} non-2xx, ${m.errors} errors`);
+      runs[i]!.push({ ...m, cpu, others });
+      log(`  ${variants[i]!.label.padEnd(34)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}`);
+    }
+  }
+  results.push(...variants.map((v, i) => ({ label: v.label, result: summarize(runs[i]!) })));
+} finally {
+  for (const server of running) await stop(server);
+}
+
+const bare = results[0]!.result.rps;
+log(`\n${'GET /api/tasks/:id'.padEnd(34)} |   req/s |  p99 | × bare`);
+for (const { label, result } of results) {
+  log(`${label.padEnd(34)} | ${String(result.rps).padStart(7)} | ${String(result.p99).padStart(4)} | ${(result.rps / bare).toFixed(2)}×`);
+}
+log('req/s and p99 (ms): medians over rounds');
+
+mkdirSync('bench/results', { recursive: true });
+const command = `npm run bench:floor -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
+const settings = { connections, seconds, rounds, warmup: Number(a.warmup) };
+writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), command, machine: machine(), settings, route: 'GET /api/tasks/:id', results }, null, 1)}\n`);
+log(`\nwritten: ${out}`);
