@@ -34,9 +34,46 @@ const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return numbersAsWritten(schema as Schema, textAjv.compile(schema as object)) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+type Schema = { type?: unknown; properties?: Record<string, Schema> };
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** How a number is written in a query string or path: digits, and for a `number` a fraction and an exponent. */
+const WRITTEN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/ };
+
+/**
+ * ajv reads a text parameter as a number whenever JavaScript would (`Number("0x10")` is 16; `" 1"`, `"1.0"` and
+ * `"1e3"` are numbers too), so `limit=0x10` would pass as 16. The numeric parameters of a text part are checked
+ * as written first: a value that is not plain digits (for an `integer`) is refused as not of its type, with
+ * ajv's other errors after it. Parts with no numeric parameter keep ajv's validator as it is.
+ */
+function numbersAsWritten(schema: Schema, validate: Validate): Validate {
+  const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, prop]) => {
+    const type = String(prop.type);
+    return WRITTEN[type] ? [{ key, type, pattern: WRITTEN[type]! }] : [];
+  });
+  if (numeric.length === 0) return validate;
+  const check: Validate = (data) => {
+    const errors: ErrorObject[] = [];
+    if (data !== null && typeof data === 'object') {
+      for (const { key, type, pattern } of numeric) {
+        const value = (data as Record<string, unknown>)[key];
+        if (typeof value === 'string' && !pattern.test(value)) {
+          const path = `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+          errors.push({ keyword: 'type', instancePath: path, schemaPath: `#/properties${path}/type`, params: { type }, message: `must be ${type}` });
+        }
+      }
+    }
+    const valid = validate(data);
+    errors.push(...(validate.errors ?? []));
+    check.errors = errors.length > 0 ? errors : null;
+    return errors.length === 0 && valid;
+  };
+  return check;
+}
 
 /** Turns ajv's errors into one `{ field, message }` per bad field (its first problem), in words a caller can act on. */
 export function toDetails(errors: readonly ErrorObject[], part: string | undefined): ErrorDetail[] {

@@ -146,6 +146,24 @@ test('GET /api/activity-log: limit cuts the data after filtering; total counts b
   }
 });
 
+test('GET /api/activity-log: limit is read as written, in digits; what JavaScript would also read as a number is refused', async (t) => {
+  const { api } = await testApp(t);
+  // Number() reads each of these as a number (16, 1, 1000, 1, 1, 2), ajv's coercion with it.
+  for (const value of ['0x10', '1.0', '1e3', '%201', '1%20', '+1', '0b10']) {
+    const res = await api.get(`/api/activity-log?limit=${value}`);
+    assert.equal(res.status, 400, value);
+    assert.equal(errorOf(res).code, 'VALIDATION_ERROR');
+    assert.deepEqual(errorOf(res).details, [{ field: 'limit', message: 'must be an integer' }], value);
+  }
+  // Beside another bad parameter, both are named.
+  const two = await api.get('/api/activity-log?limit=0x10&since=yesterday');
+  assert.deepEqual(fieldsOf(two).sort(), ['limit', 'since']);
+  // Leading zeros are still digits.
+  const padded = await api.get('/api/activity-log?limit=002');
+  assert.equal(padded.status, 200);
+  assert.equal(padded.body.count, 2);
+});
+
 test('GET /api/activity-log/:id returns one entry; an unknown id is 404 NOT_FOUND naming it', async (t) => {
   const { api } = await testApp(t);
   const res = await api.get('/api/activity-log/act_005');
