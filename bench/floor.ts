@@ -1,6 +1,6 @@
 /**
  * `npm run bench:floor`: where the gap between the service and bare `node:http` on `GET /api/tasks/:id` comes
- * from. In one run, alternating round by round like `npm run bench`: bare node:http, a minimal Fastify app
+ * from. In one run, with fresh servers each round like `npm run bench`: bare node:http, a minimal Fastify app
  * (bench/servers/fastify-min.ts) without and with Fastify's stock request logging, and the service without its
  * request lines (LOG_LEVEL=warn) and as users run it. Prints req/s, p99 and each one's ratio to bare, and writes
  * bench/results/floor.json. See bench/README.md, "Where the GET gap is".
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { quietMeasure } from './lib/compare.ts';
 import { freePort, serviceSpec, specs } from './lib/fleet.ts';
 import { measure, type Target } from './lib/load.ts';
-import { machine, summarize, type Run, type ServerResult } from './lib/report.ts';
+import { machine, summarize, type Run } from './lib/report.ts';
 import { pinSelf, start, stop, type Running, type ServerSpec } from './lib/servers.ts';
 
 const { values: a } = parseArgs({
@@ -54,24 +54,24 @@ if (!a['no-build']) {
   execSync('npm run build --silent', { stdio: 'inherit' });
 }
 
-const running: Running[] = [];
-const results: { label: string; result: ServerResult }[] = [];
-try {
-  for (const v of variants) running.push(await start(await v.spec()));
-  for (const server of running) await measure(server.url, target, { connections, seconds: Number(a.warmup) });
-  const runs: Run[][] = variants.map(() => []);
-  for (let round = 1; round <= rounds; round++) {
+// Fresh servers each round, as in `npm run bench`: the medians span as many processes as rounds.
+const runs: Run[][] = variants.map(() => []);
+for (let round = 1; round <= rounds; round++) {
+  const running: Running[] = [];
+  try {
+    for (const v of variants) running.push(await start(await v.spec()));
+    for (const server of running) await measure(server.url, target, { connections, seconds: Number(a.warmup) });
     for (const [i, server] of running.entries()) {
       const { m, cpu, others } = await quietMeasure(server, target, { connections, seconds, log });
       if (m.non2xx + m.errors > 0) throw new Error(`${variants[i]!.label}: ${m.non2xx} non-2xx, ${m.errors} errors`);
       runs[i]!.push({ ...m, cpu, others });
       log(`  ${variants[i]!.label.padEnd(34)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}`);
     }
+  } finally {
+    for (const server of running) await stop(server);
   }
-  results.push(...variants.map((v, i) => ({ label: v.label, result: summarize(runs[i]!) })));
-} finally {
-  for (const server of running) await stop(server);
 }
+const results = variants.map((v, i) => ({ label: v.label, result: summarize(runs[i]!) }));
 
 const bare = results[0]!.result.rps;
 log(`\n${'GET /api/tasks/:id'.padEnd(34)} |   req/s |  p99 | × bare`);

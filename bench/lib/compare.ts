@@ -1,11 +1,13 @@
 /**
- * The comparison: for each route, fresh servers (so one route's writes never swell another's reads), a
- * warm-up each, then measurements alternating service, bare, json-server, round after round.
+ * The comparison: for each route and each round, fresh servers (so one route's writes never swell another's reads,
+ * and no process's luck counts twice: two processes of the same build can differ by 20 % for as long as they run,
+ * as each one's JIT settles its own way), a warm-up each, then one measurement each, service, bare, json-server.
+ * The medians are taken over the rounds, that is over as many processes.
  */
 import { measure, type LoadOptions, type Measurement, type Target } from './load.ts';
 import { specs } from './fleet.ts';
 import { summarize, type RouteResult, type Run } from './report.ts';
-import { SERVERS, type Route, type ServerName } from './routes.ts';
+import type { Route, ServerName } from './routes.ts';
 import { QUIET, cpuWatch, start, stop, waitQuiet, type Running } from './servers.ts';
 
 export interface CompareOptions {
@@ -18,16 +20,15 @@ export interface CompareOptions {
 }
 
 export async function compareRoute(route: Route, o: CompareOptions): Promise<RouteResult> {
-  const all = await specs();
-  const running = new Map<ServerName, Running>();
-  try {
-    for (const name of o.servers) running.set(name, await start(all[name]));
-    if (route.prepare) for (const [name, server] of running) await prepare(server.url, route.prepare, name);
-    const load: LoadOptions = { connections: o.connections, seconds: o.warmup };
-    for (const [name, server] of running) if (o.warmup > 0) await measure(server.url, route.targets[name], load);
-
-    const runs = new Map<ServerName, Run[]>(o.servers.map((s) => [s, []]));
-    for (let round = 1; round <= o.rounds; round++) {
+  const runs = new Map<ServerName, Run[]>(o.servers.map((s) => [s, []]));
+  for (let round = 1; round <= o.rounds; round++) {
+    const all = await specs();
+    const running = new Map<ServerName, Running>();
+    try {
+      for (const name of o.servers) running.set(name, await start(all[name]));
+      if (route.prepare) for (const [name, server] of running) await prepare(server.url, route.prepare, name);
+      const load: LoadOptions = { connections: o.connections, seconds: o.warmup };
+      for (const [name, server] of running) if (o.warmup > 0) await measure(server.url, route.targets[name], load);
       for (const [name, server] of running) {
         const { m, cpu, others } = await quietMeasure(server, route.targets[name], o);
         runs.get(name)!.push({ ...m, cpu, others });
@@ -35,13 +36,13 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
         const noisy = others >= QUIET ? `  [other processes used ${others.toFixed(2)} cores: noisy]` : '';
         o.log(`  ${route.name} · ${name.padEnd(11)} round ${round}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}${bad}${noisy}`);
       }
+    } finally {
+      for (const server of running.values()) await stop(server);
     }
-    const servers: RouteResult['servers'] = {};
-    for (const [name, r] of runs) servers[name] = summarize(r);
-    return { name: route.name, write: route.write, servers };
-  } finally {
-    for (const server of running.values()) await stop(server);
   }
+  const servers: RouteResult['servers'] = {};
+  for (const [name, r] of runs) servers[name] = summarize(r);
+  return { name: route.name, write: route.write, servers };
 }
 
 /**

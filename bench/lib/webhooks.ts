@@ -47,19 +47,22 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
   const sampler = setInterval(() => {
     for (const s of sides) s.max = Math.max(s.max, rssBytes(s.server?.child.pid) || 0);
   }, 250);
+  let hookId = '';
+  let deliveries: { data: { status: string; error: string | null }[] } = { data: [] };
   try {
     o.log(`\nWebhooks: ${route.name}, no receiver vs a receiver that never answers (port ${receiver.port})`);
-    let hookId = '';
-    for (const side of sides) {
-      side.server = await start(await serviceSpec(env));
-      for (const id of SEEDED) await call(side.server, 'PATCH', `/api/webhooks/${id}`, { active: false });
-      if (side.name === 'hanging') {
-        const hook = await call(side.server, 'POST', '/api/webhooks', { url: `http://${HOST}:${receiver.port}/hook`, events: ['*'] });
-        hookId = (hook as { data: { id: string } }).data.id;
-      }
-      if (o.warmup > 0) await measure(side.server.url, route.targets.service, { connections: o.connections, seconds: o.warmup });
-    }
+    // Fresh servers each round, like the comparison: a round's figures are one process's, and the medians span as
+    // many processes as rounds.
     for (let round = 1; round <= o.rounds; round++) {
+      for (const side of sides) {
+        side.server = await start(await serviceSpec(env));
+        for (const id of SEEDED) await call(side.server, 'PATCH', `/api/webhooks/${id}`, { active: false });
+        if (side.name === 'hanging') {
+          const hook = await call(side.server, 'POST', '/api/webhooks', { url: `http://${HOST}:${receiver.port}/hook`, events: ['*'] });
+          hookId = (hook as { data: { id: string } }).data.id;
+        }
+        if (o.warmup > 0) await measure(side.server.url, route.targets.service, { connections: o.connections, seconds: o.warmup });
+      }
       for (const side of sides) {
         const pid = side.server!.child.pid;
         const { m, cpu, others } = await quietMeasure(side.server!, route.targets.service, o);
@@ -67,9 +70,10 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
         side.rss.push(mb(rssBytes(pid)));
         o.log(`  ${side.name.padEnd(10)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, RSS ${mb(rssBytes(pid))} MB (receiver holding ${receiver.open()} connections)`);
       }
+      deliveries = (await call(sides[1]!.server!, 'GET', `/api/webhooks/${hookId}/deliveries`)) as typeof deliveries;
+      for (const side of sides) if (side.server) await stop(side.server);
     }
     const [none, hanging] = sides.map((s) => summarize(s.runs)) as [ServerResult, ServerResult];
-    const deliveries = (await call(sides[1]!.server!, 'GET', `/api/webhooks/${hookId}/deliveries`)) as { data: { status: string; error: string | null }[] };
     const deliveryLog: Record<string, number> = {};
     for (const d of deliveries.data) {
       const key = `${d.status}${d.error ? `: ${d.error.replace(/\d+/g, 'N')}` : ''}`;
