@@ -1,3 +1,4 @@
+import pino from 'pino';
 import {
   LogController,
   type FastifyBaseLogger,
@@ -9,13 +10,55 @@ import {
 type Bindings = Record<string, unknown>;
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
 
-/**
- * Fastify's pino logger at `level`, one JSON line per entry on stdout. Lines go through pino's default stdout
- * stream (sonic-boom, asynchronous): lines logged while a write is in flight are written together, and pino
- * flushes what is left when the process exits.
- */
+/** Fastify's pino logger at `level`: one JSON line per entry, on stdout through {@link stdoutPerTurn}. */
 export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
-  return { level, redact: ['req.headers.authorization'] };
+  return { level, redact: ['req.headers.authorization'], stream: stdoutPerTurn() };
+}
+
+/**
+ * The service's stdout for log lines: the lines logged during one turn of the event loop are written together,
+ * with one synchronous `write`, at the end of that turn (`setImmediate`); pino's sync destination (sonic-boom)
+ * does the writing, retries included. A line is out microseconds after it was logged, whatever the traffic, and
+ * what a turn logged is written before the process exits (`exit` runs for `process.exit` and uncaught errors).
+ * Under load one turn answers many requests, so their access lines cost one `write` between them. pino's default
+ * stream writes each line asynchronously through libuv's thread pool instead: on one core that handoff cost the
+ * service about a quarter of its `GET` throughput (bench/README.md, *Where the `GET` gap is*). One for the
+ * process, shared by every app built in it (there is one stdout).
+ */
+export function stdoutPerTurn(): { write(line: string): void; flush(done?: (err?: Error) => void): void } {
+  return (shared ??= new LinesPerTurn(pino.destination({ dest: 1, sync: true })));
+}
+let shared: LinesPerTurn | undefined;
+
+/** Gathers what is written during a turn of the event loop and hands it to `out` in one `write` at its end. */
+export class LinesPerTurn {
+  private pending = '';
+  private scheduled = false;
+
+  constructor(private readonly out: { write(text: string): unknown }) {
+    process.on('exit', () => this.writeNow());
+  }
+
+  write(line: string): void {
+    this.pending += line;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.writeNow);
+    }
+  }
+
+  flush(done?: (err?: Error) => void): void {
+    this.writeNow();
+    done?.();
+  }
+
+  private readonly writeNow = (): void => {
+    this.scheduled = false;
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    this.out.write(text);
+  };
 }
 
 /**
