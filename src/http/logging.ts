@@ -21,8 +21,9 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
  * does the writing, retries included. A line is out microseconds after it was logged, whatever the traffic, and
  * what a turn logged is written before the process exits (`exit` runs for `process.exit` and uncaught errors).
  * Under load one turn answers many requests, so their access lines cost one `write` between them. pino's default
- * stream writes each line asynchronously through libuv's thread pool instead: on one core those hand-offs cost the
- * service 7–69 % of its `GET` throughput, round by round (bench/README.md, *Before and after: third round*). One for the
+ * stream writes each line asynchronously through libuv's thread pool instead: with the service on one core, those
+ * hand-offs cost so much that writing per turn answers 7–69 % more `GET`s, round by round (bench/README.md,
+ * *Before and after: third round*). One for the
  * process, shared by every app built in it (there is one stdout).
  */
 export function stdoutPerTurn(): { write(line: string): void; flush(done?: (err?: Error) => void): void } {
