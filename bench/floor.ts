@@ -13,16 +13,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { quietMeasure } from './lib/compare.ts';
 import { freePort, serviceSpec, specs } from './lib/fleet.ts';
-import { measure, type Target } from './lib/load.ts';
+import { LOAD_ARGS, measure, type Target } from './lib/load.ts';
 import { machine, summarize, type Run } from './lib/report.ts';
 import { pinSelf, start, stop, type Running, type ServerSpec } from './lib/servers.ts';
 
 const { values: a } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '50' },
+    ...LOAD_ARGS,
     'no-build': { type: 'boolean', default: false },
   },
 });

@@ -13,6 +13,7 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compareRoute } from './lib/compare.ts';
+import { LOAD_ARGS } from './lib/load.ts';
 import { serviceDist } from './lib/fleet.ts';
 import { machine, table, verdictLines, verdicts, type RouteResult } from './lib/report.ts';
 import { ROUTES, SERVERS, type ServerName } from './lib/routes.ts';
@@ -21,10 +22,7 @@ import { webhookSection, type WebhookResult } from './lib/webhooks.ts';
 
 const { values: a } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '50' },
+    ...LOAD_ARGS,
     /** `compare`, `webhooks`, or both (comma-separated). */
     section: { type: 'string', default: 'compare,webhooks' },
     /** Only the routes whose name contains this text. */
