@@ -23,8 +23,7 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
  * Under load one turn answers many requests, so their access lines cost one `write` between them. pino's default
  * stream writes each line asynchronously through libuv's thread pool instead: with the service on one core, those
  * hand-offs cost so much that writing per turn answers 7–69 % more `GET`s, round by round (bench/README.md,
- * *Before and after: third round*). One for the
- * process, shared by every app built in it (there is one stdout).
+ * *Before and after: third round*). One for the process, shared by every app built in it (there is one stdout).
  */
 export function stdoutPerTurn(): { write(line: string): void; flush(done?: (err?: Error) => void): void } {
   return (shared ??= new LinesPerTurn(pino.destination({ dest: 1, sync: true })));

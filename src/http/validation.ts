@@ -57,20 +57,18 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
   });
   if (numeric.length === 0) return validate;
   const check: Validate = (data) => {
-    const errors: ErrorObject[] = [];
+    let written: ErrorObject[] | undefined; // allocated only for a request that has one
     if (data !== null && typeof data === 'object') {
       for (const { key, type, pattern } of numeric) {
         const value = (data as Record<string, unknown>)[key];
         if (typeof value === 'string' && !pattern.test(value)) {
-          const path = `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-          errors.push({ keyword: 'type', instancePath: path, schemaPath: `#/properties${path}/type`, params: { type }, message: `must be ${type}` });
+          (written ??= []).push({ keyword: 'type', instancePath: `/${key}`, schemaPath: `#/properties/${key}/type`, params: { type }, message: `must be ${type}` });
         }
       }
     }
     const valid = validate(data);
-    errors.push(...(validate.errors ?? []));
-    check.errors = errors.length > 0 ? errors : null;
-    return errors.length === 0 && valid;
+    check.errors = written ? [...written, ...(validate.errors ?? [])] : (validate.errors ?? null);
+    return valid && !written;
   };
   return check;
 }
