@@ -85,14 +85,15 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
 
+  const logger = deps.logger ? undefined : loggerOptions(config.logLevel);
   const app = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
+    ...(logger ? { logger } : { loggerInstance: deps.logger }),
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdOf,
     frameworkErrors,
     return503OnClosing: false,
-    logController: new AccessLog(),
+    logController: new AccessLog(logger?.stream),
     // Slow, oversized and idle clients (config.ts): answered 408 / 431 in the error shape and disconnected.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,

@@ -3,7 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { LinesPerTurn } from '../../src/http/logging.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import pino from 'pino';
+import { AccessLog, LinesPerTurn, loggerOptions } from '../../src/http/logging.ts';
 import { startServer } from '../helpers/server-process.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -51,5 +53,34 @@ test('over real HTTP, the access line of a request is on stdout by the time its 
     assert.equal(entry.msg, 'request completed');
     assert.equal(entry.statusCode, 200);
     assert.equal(entry.url, '/api/tasks/task_001');
+    assert.deepEqual(Object.keys(entry), ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'responseTime', 'msg']);
+    assert.equal(entry.pid, server.child.pid);
+  }
+});
+
+test("the access line, formatted by the service itself, is the line its pino logger would write, at the logger's level only", () => {
+  const made: string[] = [];
+  const fromPino: string[] = [];
+  const options = loggerOptions('info');
+  const log = pino({ ...options }, { write: (l: string) => fromPino.push(l) });
+  const access = new AccessLog({ write: (l) => made.push(l) });
+  const urls = ['/api/tasks/task_001', '/api/tasks?title="quoted"\\back\u0001\u2028é😀', '/%7B%22a%22%7D'];
+  for (const [i, url] of urls.entries()) {
+    const request = { id: `req-${i}`, method: i === 1 ? 'PATCH' : 'GET', url, server: { log } };
+    const reply = { statusCode: 200 + i, elapsedTime: 0.25 * (i + 1) };
+    access.requestCompleted(null, request as unknown as FastifyRequest, reply as unknown as FastifyReply);
+    log.info({ reqId: request.id, method: request.method, url, statusCode: reply.statusCode, responseTime: reply.elapsedTime }, 'request completed');
+  }
+  const sameTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
+  assert.equal(made.length, urls.length);
+  assert.deepEqual(made.map(sameTime), fromPino.map(sameTime));
+  assert.deepEqual(made.map((l) => (JSON.parse(l) as { url: string }).url), urls);
+
+  made.length = 0;
+  for (const [level, lines] of [['warn', 0], ['silent', 0], ['debug', 1], ['info', 1]] as const) {
+    log.level = level;
+    access.requestCompleted(null, { id: 'r', method: 'GET', url: '/', server: { log } } as unknown as FastifyRequest, { statusCode: 200, elapsedTime: 1 } as unknown as FastifyReply);
+    assert.equal(made.length, lines, level);
+    made.length = 0;
   }
 });
