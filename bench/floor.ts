@@ -1,6 +1,7 @@
 /**
  * `npm run bench:floor`: where the gap between the service and bare `node:http` on `GET /api/tasks/:id` comes
- * from. In one run, with fresh servers each round like `npm run bench`: bare node:http, a minimal Fastify app
+ * from. In one run, with fresh servers each round like `npm run bench`: bare node:http (also with 5 and 10 µs of
+ * busy work added per request: what a few µs cost on this machine), a minimal Fastify app
  * (bench/servers/fastify-min.ts) without and with Fastify's stock request logging, and the service without its
  * request lines (LOG_LEVEL=warn) and as users run it. Prints req/s, p99 and each one's ratio to bare, and writes
  * bench/results/floor.json. See bench/README.md, "Where the GET gap is".
@@ -12,8 +13,8 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { quietMeasure } from './lib/compare.ts';
-import { freePort, serviceSpec, specs } from './lib/fleet.ts';
-import { LOAD_ARGS, measure, type Target } from './lib/load.ts';
+import { bareSpec, freePort, serviceSpec } from './lib/fleet.ts';
+import { LOAD_ARGS, measure, median, type Target } from './lib/load.ts';
 import { machine, summarize, type Run } from './lib/report.ts';
 import { pinSelf, start, stop, type Running, type ServerSpec } from './lib/servers.ts';
 
@@ -38,7 +39,9 @@ async function fastifyMin(name: string, logging: boolean): Promise<ServerSpec> {
 
 /** From the bare limit up to the service as users run it, one layer at a time. */
 const variants: { label: string; spec: () => Promise<ServerSpec> }[] = [
-  { label: 'bare node:http', spec: async () => (await specs()).bare },
+  { label: 'bare node:http', spec: () => bareSpec() },
+  { label: 'bare node:http + 5 µs of work', spec: () => bareSpec(5) },
+  { label: 'bare node:http + 10 µs of work', spec: () => bareSpec(10) },
   { label: 'Fastify, no logging', spec: () => fastifyMin('fastify', false) },
   { label: 'Fastify, stock request logging', spec: () => fastifyMin('fastify+log', true) },
   { label: 'service, LOG_LEVEL=warn', spec: () => serviceSpec({ LOG_LEVEL: 'warn' }) },
@@ -71,14 +74,17 @@ for (let round = 1; round <= rounds; round++) {
 const results = variants.map((v, i) => ({ label: v.label, result: summarize(runs[i]!) }));
 
 const bare = results[0]!.result.rps;
-log(`\n${'GET /api/tasks/:id'.padEnd(34)} |   req/s |  p99 | × bare`);
-for (const { label, result } of results) {
-  log(`${label.padEnd(34)} | ${String(result.rps).padStart(7)} | ${String(result.p99).padStart(4)} | ${(result.rps / bare).toFixed(2)}×`);
+// Each round's ratio to that round's bare server, then their median: the machine's speed drifts between rounds.
+const paired = runs.map((r) => median(r.map((run, round) => run.rps / runs[0]![round]!.rps)));
+log(`\n${'GET /api/tasks/:id'.padEnd(34)} |   req/s |  p99 | × bare | × bare, paired`);
+for (const [i, { label, result }] of results.entries()) {
+  log(`${label.padEnd(34)} | ${String(result.rps).padStart(7)} | ${String(result.p99).padStart(4)} | ${(result.rps / bare).toFixed(2)}×  | ${paired[i]!.toFixed(2)}×`);
 }
-log('req/s and p99 (ms): medians over rounds');
+log("req/s and p99 (ms): medians over rounds; × bare: ratio of the medians; paired: median of each round's ratio");
 
 mkdirSync('bench/results', { recursive: true });
 const command = `npm run bench:floor -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
 const settings = { connections, seconds, rounds, warmup: Number(a.warmup) };
-writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), command, machine: machine(), settings, route: 'GET /api/tasks/:id', results }, null, 1)}\n`);
+const report = { date: new Date().toISOString(), command, machine: machine(), settings, route: 'GET /api/tasks/:id', results: results.map((r, i) => ({ ...r, pairedRatio: Number(paired[i]!.toFixed(3)) })) };
+writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
 log(`\nwritten: ${out}`);

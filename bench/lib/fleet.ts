@@ -39,9 +39,16 @@ export async function serviceSpec(env: Record<string, string> = {}, logFile?: st
   };
 }
 
-async function bareSpec(): Promise<ServerSpec> {
+/** The bare node:http server; `busyMicros` adds that much busy work per request (bench:floor). */
+export async function bareSpec(busyMicros = 0): Promise<ServerSpec> {
   const port = await freePort();
-  return { name: 'bare', argv: [process.execPath, '--import', 'tsx', 'bench/servers/bare.ts', String(port)], port, readyPath: '/api/tasks' };
+  return {
+    name: 'bare',
+    argv: [process.execPath, '--import', 'tsx', 'bench/servers/bare.ts', String(port)],
+    ...(busyMicros > 0 ? { env: { BUSY_US: String(busyMicros) } } : {}),
+    port,
+    readyPath: '/api/tasks',
+  };
 }
 
 /** json-server 0.17's own command line over a db.json of the same seeded tasks and activity, mounted under /api. */

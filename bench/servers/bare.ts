@@ -2,6 +2,9 @@
  * The practical limit: a bare `node:http` server answering the benchmarked routes with the service's envelopes
  * (`{data}`, `{data,count}`) over the same seeded tasks and activity. No validation, no events, no logging,
  * no ETag: what Node itself costs per request. Usage: `node --import tsx bench/servers/bare.ts <port>`.
+ *
+ * `BUSY_US=<µs>` (`npm run bench:floor` only) adds that much busy work before each answer: how much a few
+ * microseconds of extra work per request move the throughput on this machine.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as seed from '../../src/store/seed-data.ts';
@@ -11,7 +14,10 @@ const tasks = new Map<string, Rec>(seed.tasks.map((t) => [t.id, { ...t }]));
 const activity: Rec[] = seed.activity.map((a) => ({ ...a })); // oldest first
 let nextId = 0;
 
+const busyMs = Number(process.env.BUSY_US ?? 0) / 1000;
+
 function send(res: ServerResponse, status: number, body: unknown): void {
+  if (busyMs > 0) for (const start = performance.now(); performance.now() - start < busyMs; );
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
