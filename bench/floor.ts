@@ -14,8 +14,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { quietMeasure } from './lib/compare.ts';
 import { bareSpec, freePort, serviceSpec } from './lib/fleet.ts';
-import { LOAD_ARGS, measure, median, type Target } from './lib/load.ts';
-import { machine, summarize, type Run } from './lib/report.ts';
+import { LOAD_ARGS, measure, type Target } from './lib/load.ts';
+import { machine, pairedRatio, summarize, type Run } from './lib/report.ts';
 import { pinSelf, start, stop, type Running, type ServerSpec } from './lib/servers.ts';
 
 const { values: a } = parseArgs({
@@ -74,8 +74,7 @@ for (let round = 1; round <= rounds; round++) {
 const results = variants.map((v, i) => ({ label: v.label, result: summarize(runs[i]!) }));
 
 const bare = results[0]!.result.rps;
-// Each round's ratio to that round's bare server, then their median: the machine's speed drifts between rounds.
-const paired = runs.map((r) => median(r.map((run, round) => run.rps / runs[0]![round]!.rps)));
+const paired = results.map((r) => pairedRatio(r.result, results[0]!.result));
 log(`\n${'GET /api/tasks/:id'.padEnd(34)} |   req/s |  p99 | × bare | × bare, paired`);
 for (const [i, { label, result }] of results.entries()) {
   log(`${label.padEnd(34)} | ${String(result.rps).padStart(7)} | ${String(result.p99).padStart(4)} | ${(result.rps / bare).toFixed(2)}×  | ${paired[i]!.toFixed(2)}×`);

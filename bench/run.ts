@@ -57,7 +57,7 @@ if (sections.includes('compare')) {
     log(`\n${route.name}`);
     routes.push(await compareRoute(route, { ...settings, servers, log }));
   }
-  log(`\n${table(routes)}\n\nTargets (medians):\n${verdictLines(verdicts(routes))}`);
+  log(`\n${table(routes)}\n\nTargets (ratios: median of the rounds' ratios; p99: median):\n${verdictLines(verdicts(routes))}`);
 }
 if (sections.includes('webhooks')) {
   webhooks = await webhookSection({ ...settings, log });

@@ -1,8 +1,8 @@
 /**
  * The comparison: for each route and each round, fresh servers (so one route's writes never swell another's reads,
  * and no process's luck counts twice: two processes of the same build can differ by 20 % for as long as they run,
- * as each one's JIT settles its own way), a warm-up each, then one measurement each, service, bare, json-server.
- * The medians are taken over the rounds, that is over as many processes.
+ * as each one's JIT settles its own way), a warm-up each, then one measurement each, service, bare, json-server
+ * (reversed every other round). The medians are taken over the rounds, that is over as many processes.
  */
 import { measure, type LoadOptions, type Measurement, type Target } from './load.ts';
 import { specs } from './fleet.ts';
@@ -29,7 +29,10 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
       if (route.prepare) for (const [name, server] of running) await prepare(server.url, route.prepare, name);
       const load: LoadOptions = { connections: o.connections, seconds: o.warmup };
       for (const [name, server] of running) if (o.warmup > 0) await measure(server.url, route.targets[name], load);
-      for (const [name, server] of running) {
+      // Servers in turn, the order reversed every other round: no server always goes first.
+      const order = [...running];
+      if (round % 2 === 0) order.reverse();
+      for (const [name, server] of order) {
         const { m, cpu, others } = await quietMeasure(server, route.targets[name], o);
         runs.get(name)!.push({ ...m, cpu, others });
         const bad = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
