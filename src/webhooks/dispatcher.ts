@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { iso } from '../core/runtime.ts';
 import { DeliveryHistory } from './history.ts';
@@ -53,6 +54,9 @@ export class WebhookDispatcher {
     this.s = resolveOptions(options);
     this.history = new DeliveryHistory(this.s.historyPerWebhook);
     this.queue = new WorkQueue(this.s.concurrency, (d) => this.run(d));
+    // Each attempt in flight listens for the shutdown (send.ts), and `concurrency` may be in flight: past Node's
+    // default of 10 listeners it would print a (false) leak warning.
+    setMaxListeners(this.s.concurrency + 1, this.shutdown.signal);
     this.agent =
       this.s.dispatcher ?? createGuardedAgent({ allowPrivate: this.s.allowPrivate, lookup: this.s.lookup, connectTimeoutMs: this.s.timeoutMs });
   }

@@ -21,6 +21,23 @@ test('at most `concurrency` requests are in flight; the rest wait their turn in 
   assert.ok(d.deliveries('wh_001').every((r) => r.status === 'succeeded'));
 });
 
+test('the default 16 requests in flight at once make Node print no warning (each listens for the shutdown)', async (t) => {
+  const warnings: Error[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  const rx = await receiver(t, async (_req, res) => {
+    await sleep(100);
+    res.end('ok');
+  });
+  const { d } = dispatcher(t, { timeoutMs: 2_000 }); // concurrency: the default, 16
+  for (let i = 0; i < 20; i++) d.enqueue(target(rx.url), event());
+  await waitFor('16 in flight', () => rx.concurrent === 16);
+  await waitFor('all delivered', () => idle(d) && rx.requests.length === 20);
+  await sleep(10); // warnings are emitted on the next tick
+  assert.deepEqual(warnings.map((w) => w.name), []);
+});
+
 test('a full queue drops the delivery, records it as failed "queue full" and warns', async (t) => {
   const rx = await receiver(t, async (_req, res) => {
     await sleep(50);
