@@ -22,14 +22,15 @@ export class DeliveryHistory<C> {
   list(webhookId: string): DeliveryRecord[] {
     const entries = this.byWebhook.get(webhookId);
     const out: DeliveryRecord[] = [];
-    for (let i = 0; i < (entries?.size ?? 0); i++) out.push({ ...entries!.newest(i).record });
+    if (entries) for (let i = 0; i < entries.size; i++) out.push({ ...entries.newest(i).record });
     return out;
   }
 
   find(webhookId: string, deliveryId: string): Entry<C> | undefined {
     const entries = this.byWebhook.get(webhookId);
-    for (let i = 0; i < (entries?.size ?? 0); i++) {
-      const entry = entries!.newest(i);
+    if (!entries) return undefined;
+    for (let i = 0; i < entries.size; i++) {
+      const entry = entries.newest(i);
       if (entry.record.id === deliveryId) return entry;
     }
     return undefined;
