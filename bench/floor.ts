@@ -33,7 +33,14 @@ const target: Target = { method: 'GET', path: '/api/tasks/task_001' };
 
 async function fastifyMin(name: string, logging: boolean): Promise<ServerSpec> {
   const port = await freePort();
-  const argv = [process.execPath, '--import', 'tsx', 'bench/servers/fastify-min.ts', String(port), ...(logging ? ['--log'] : [])];
+  const argv = [
+    process.execPath,
+    '--import',
+    'tsx',
+    'bench/servers/fastify-min.ts',
+    String(port),
+    ...(logging ? ['--log'] : []),
+  ];
   return { name, argv, port, readyPath: '/api/tasks/task_001' };
 }
 
@@ -65,7 +72,9 @@ for (let round = 1; round <= rounds; round++) {
       const { m, cpu, others } = await quietMeasure(server, target, { connections, seconds, log });
       if (m.non2xx + m.errors > 0) throw new Error(`${variants[i]!.label}: ${m.non2xx} non-2xx, ${m.errors} errors`);
       runs[i]!.push({ ...m, cpu, others });
-      log(`  ${variants[i]!.label.padEnd(34)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}`);
+      log(
+        `  ${variants[i]!.label.padEnd(34)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}`,
+      );
     }
   } finally {
     for (const server of running) await stop(server);
@@ -77,13 +86,22 @@ const bare = results[0]!.result.rps;
 const paired = results.map((r) => pairedRatio(r.result, results[0]!.result));
 log(`\n${'GET /api/tasks/:id'.padEnd(34)} |   req/s |  p99 | × bare | × bare, paired`);
 for (const [i, { label, result }] of results.entries()) {
-  log(`${label.padEnd(34)} | ${String(result.rps).padStart(7)} | ${String(result.p99).padStart(4)} | ${(result.rps / bare).toFixed(2)}×  | ${paired[i]!.toFixed(2)}×`);
+  log(
+    `${label.padEnd(34)} | ${String(result.rps).padStart(7)} | ${String(result.p99).padStart(4)} | ${(result.rps / bare).toFixed(2)}×  | ${paired[i]!.toFixed(2)}×`,
+  );
 }
 log("req/s and p99 (ms): medians over rounds; × bare: ratio of the medians; paired: median of each round's ratio");
 
 mkdirSync('bench/results', { recursive: true });
 const command = `npm run bench:floor -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
 const settings = { connections, seconds, rounds, warmup: Number(a.warmup) };
-const report = { date: new Date().toISOString(), command, machine: machine(), settings, route: 'GET /api/tasks/:id', results: results.map((r, i) => ({ ...r, pairedRatio: Number(paired[i]!.toFixed(3)) })) };
+const report = {
+  date: new Date().toISOString(),
+  command,
+  machine: machine(),
+  settings,
+  route: 'GET /api/tasks/:id',
+  results: results.map((r, i) => ({ ...r, pairedRatio: Number(paired[i]!.toFixed(3)) })),
+};
 writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
 log(`\nwritten: ${out}`);

@@ -42,7 +42,11 @@ const server = await start(await serviceSpec(env, undefined, ['--cpu-prof', `--c
 const connections = Number(a.connections);
 if (route.prepare) {
   for (let n = 0; n < route.prepare.count; n++) {
-    await fetch(server.url + route.prepare.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(route.prepare.body!(n)) });
+    await fetch(server.url + route.prepare.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(route.prepare.body!(n)),
+    });
   }
 }
 await measure(server.url, route.targets.service, { connections, seconds: 2 }); // warm-up

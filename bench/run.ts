@@ -48,7 +48,7 @@ else if (!a['no-build']) {
 }
 
 const settings = { connections: Number(a.connections), seconds, rounds, warmup: Number(a.warmup) };
-let routes: RouteResult[] = [];
+const routes: RouteResult[] = [];
 let webhooks: WebhookResult | undefined;
 
 if (sections.includes('compare')) {
@@ -57,7 +57,9 @@ if (sections.includes('compare')) {
     log(`\n${route.name}`);
     routes.push(await compareRoute(route, { ...settings, servers, log }));
   }
-  log(`\n${table(routes)}\n\nTargets (ratios: median of the rounds' ratios; p99: median):\n${verdictLines(verdicts(routes))}`);
+  log(
+    `\n${table(routes)}\n\nTargets (ratios: median of the rounds' ratios; p99: median):\n${verdictLines(verdicts(routes))}`,
+  );
 }
 if (sections.includes('webhooks')) {
   webhooks = await webhookSection({ ...settings, log });

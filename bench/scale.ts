@@ -24,7 +24,9 @@ const { values: a } = parseArgs({
     dist: { type: 'string' },
   },
 });
-const { buildApp } = (await import(a.dist ? pathToFileURL(resolve(a.dist, 'app.js')).href : '../src/app.ts')) as typeof import('../src/app.ts');
+const { buildApp } = (await import(
+  a.dist ? pathToFileURL(resolve(a.dist, 'app.js')).href : '../src/app.ts'
+)) as typeof import('../src/app.ts');
 const TOTAL = Number(a.tasks);
 const K = Number(a.k);
 const PROJECTS = Math.ceil(TOTAL / K);
@@ -53,11 +55,15 @@ async function load(from: number, to: number): Promise<void> {
   for (let i = 0; i < K; i++) {
     for (let p = from; p < to; p++) {
       // Parsed from JSON, as a request body is: its strings are new (and flat), as they are in a request.
-      await app.services.tasks.create(JSON.parse(`{"projectId":"${projectIds[p]!}","title":"Task ${i} of project ${p}"}`) as never);
+      await app.services.tasks.create(
+        JSON.parse(`{"projectId":"${projectIds[p]!}","title":"Task ${i} of project ${p}"}`) as never,
+      );
     }
   }
   const n = (to - from) * K;
-  log(`${n} tasks in ${((performance.now() - t) / 1000).toFixed(1)} s (${(((performance.now() - t) * 1000) / n).toFixed(1)} µs each, event and activity entry included)`);
+  log(
+    `${n} tasks in ${((performance.now() - t) / 1000).toFixed(1)} s (${(((performance.now() - t) * 1000) / n).toFixed(1)} µs each, event and activity entry included)`,
+  );
 }
 
 const inject = async (method: 'GET' | 'POST', url: string, payload?: object) => {
@@ -77,21 +83,40 @@ async function measureAt(label: string): Promise<Record<string, unknown>> {
   const someTask = data[k >> 1]!.id;
   const since = await inject('GET', `/api/activity-log?since=${middle}&limit=50`);
   const ms = {
-    [`GET /api/tasks?projectId (k=${k})`]: await perOp(() => inject('GET', `/api/tasks?projectId=${project}`), { batch: 5 }),
-    [`service tasks.list (k=${k})`]: await perOp(() => app.services.tasks.list({ projectId: project } as never), { batch: 5 }),
+    [`GET /api/tasks?projectId (k=${k})`]: await perOp(() => inject('GET', `/api/tasks?projectId=${project}`), {
+      batch: 5,
+    }),
+    [`service tasks.list (k=${k})`]: await perOp(() => app.services.tasks.list({ projectId: project } as never), {
+      batch: 5,
+    }),
     'GET /api/activity-log?limit=50': await perOp(() => inject('GET', '/api/activity-log?limit=50')),
     'service activity.query limit=50': await perOp(() => app.services.activity.query({ limit: 50 })),
-    [`GET /api/activity-log?since=…&limit=50 (total ${(JSON.parse(since.body) as { total: number }).total})`]: await perOp(() =>
-      inject('GET', `/api/activity-log?since=${middle}&limit=50`),
-    ),
+    [`GET /api/activity-log?since=…&limit=50 (total ${(JSON.parse(since.body) as { total: number }).total})`]:
+      await perOp(() => inject('GET', `/api/activity-log?since=${middle}&limit=50`)),
     'GET /api/tasks/:id': await perOp(() => inject('GET', `/api/tasks/${someTask}`), { batch: 100 }),
-    'POST /api/tasks': await perOp(() => inject('POST', '/api/tasks', { projectId: projectIds.at(-1), title: 'One more' }), { batch: 50 }),
+    'POST /api/tasks': await perOp(
+      () => inject('POST', '/api/tasks', { projectId: projectIds.at(-1), title: 'One more' }),
+      { batch: 50 },
+    ),
   };
   const perTask = { rss: (mem.rss - before.rss) / tasks, heap: (mem.heapUsed - before.heapUsed) / tasks };
-  log(`\nat ${tasks} tasks, ${entries} activity entries (${label}): heap ${mb(mem.heapUsed)} MB used of ${mb(mem.heapTotal)} MB, RSS ${mb(mem.rss)} MB`);
-  for (const [op, t] of Object.entries(ms)) log(`  ${op.padEnd(58)} ${t < 1 ? `${(t * 1000).toFixed(0)} µs` : `${t.toFixed(2)} ms`}`);
-  log(`  memory per task (with its activity entry): RSS ${perTask.rss.toFixed(0)} B, heap ${perTask.heap.toFixed(0)} B`);
-  return { tasks, entries, heapMb: mb(mem.heapUsed), heapTotalMb: mb(mem.heapTotal), rssMb: mb(mem.rss), msPerOp: ms, bytesPerTask: { rss: Math.round(perTask.rss), heap: Math.round(perTask.heap) } };
+  log(
+    `\nat ${tasks} tasks, ${entries} activity entries (${label}): heap ${mb(mem.heapUsed)} MB used of ${mb(mem.heapTotal)} MB, RSS ${mb(mem.rss)} MB`,
+  );
+  for (const [op, t] of Object.entries(ms))
+    log(`  ${op.padEnd(58)} ${t < 1 ? `${(t * 1000).toFixed(0)} µs` : `${t.toFixed(2)} ms`}`);
+  log(
+    `  memory per task (with its activity entry): RSS ${perTask.rss.toFixed(0)} B, heap ${perTask.heap.toFixed(0)} B`,
+  );
+  return {
+    tasks,
+    entries,
+    heapMb: mb(mem.heapUsed),
+    heapTotalMb: mb(mem.heapTotal),
+    rssMb: mb(mem.rss),
+    msPerOp: ms,
+    bytesPerTask: { rss: Math.round(perTask.rss), heap: Math.round(perTask.heap) },
+  };
 }
 
 await load(0, FIRST_STAGE / K);
@@ -105,7 +130,10 @@ const rssPerTask = (large.bytesPerTask as { rss: number }).rss;
 log(`\nTargets at ${large.tasks} tasks:`);
 log(`${limit50 <= 1 ? 'met    ' : 'NOT MET'}  GET /api/activity-log?limit=50 ≤ 1 ms: ${limit50.toFixed(3)} ms`);
 log(`${rssPerTask <= 1024 ? 'met    ' : 'NOT MET'}  RSS per task (with its activity entry) ≤ 1 KB: ${rssPerTask} B`);
-writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, command: `npm run bench:scale -- ${process.argv.slice(2).join(' ')}`.trim(), small, large }, null, 1)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, command: `npm run bench:scale -- ${process.argv.slice(2).join(' ')}`.trim(), small, large }, null, 1)}\n`,
+);
 log(`written: ${out}`);
 
 function mb(bytes: number): number {

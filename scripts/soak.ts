@@ -43,7 +43,9 @@ const { values: flags } = parseArgs({
 const DURATION_S = flags.seconds ? Number(flags.seconds) : Number(flags.minutes ?? 10) * 60;
 const CONCURRENCY = Number(flags.concurrency);
 if (!(DURATION_S >= 20) || !(CONCURRENCY >= 1)) {
-  process.stderr.write('usage: npm run soak -- [--minutes N | --seconds N (>= 20)] [--concurrency N] [--out file.json]\n');
+  process.stderr.write(
+    'usage: npm run soak -- [--minutes N | --seconds N (>= 20)] [--concurrency N] [--out file.json]\n',
+  );
   process.exit(2);
 }
 const WINDOW_MS = 10_000;
@@ -56,7 +58,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 // ------------------------------------------------------------------------------------------------ receivers
 
-async function receiver(behaviour: 'ok' | 'slow' | 'failing' | 'hang'): Promise<{ url: string; server: Server; count: () => number }> {
+async function receiver(
+  behaviour: 'ok' | 'slow' | 'failing' | 'hang',
+): Promise<{ url: string; server: Server; count: () => number }> {
   let count = 0;
   const server = createServer((req, res) => {
     count++;
@@ -94,17 +98,21 @@ interface Service {
 
 async function startService(): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--expose-gc', '--inspect=127.0.0.1:0', '--import', 'tsx', 'src/server.ts', '--port', String(port)], {
-    cwd: root,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '200ms,1s,2s',
-      WEBHOOK_TIMEOUT_MS: '2000',
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--inspect=127.0.0.1:0', '--import', 'tsx', 'src/server.ts', '--port', String(port)],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '200ms,1s,2s',
+        WEBHOOK_TIMEOUT_MS: '2000',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // Logs are counted by level and the last few kept: a long run must not hold them all.
   const byLevel: Record<string, number> = {};
@@ -129,9 +137,19 @@ async function startService(): Promise<Service> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1];
-    if (up && inspector) return { child, base, inspectorUrl: inspector, exited, logLines: () => ({ total, byLevel: { ...byLevel }, last: [...last] }) };
+    if (up && inspector)
+      return {
+        child,
+        base,
+        inspectorUrl: inspector,
+        exited,
+        logLines: () => ({ total, byLevel: { ...byLevel }, last: [...last] }),
+      };
     await sleep(200);
   }
   child.kill('SIGKILL');
@@ -202,7 +220,8 @@ const stats = {
 let runStart = 0;
 function windowAt(now: number): Window {
   const i = Math.floor((now - runStart) / WINDOW_MS);
-  while (stats.windows.length <= i) stats.windows.push({ start: stats.windows.length * WINDOW_MS, latencies: [], expected4xx: 0, errors: 0 });
+  while (stats.windows.length <= i)
+    stats.windows.push({ start: stats.windows.length * WINDOW_MS, latencies: [], expected4xx: 0, errors: 0 });
   return stats.windows[i]!;
 }
 
@@ -214,13 +233,21 @@ interface Answer {
   etag: string | undefined;
 }
 
+// eslint-disable-next-line prefer-const -- assigned once the service has started, below
 let pool: Pool;
 
 /** One request; its status must be one of `expect`. */
-async function call(op: string, method: string, path: string, expect: number[], body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  op: string,
+  method: string,
+  path: string,
+  expect: number[],
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const started = performance.now();
   let status = 0;
-  let text = '';
+  let text: string;
   let etag: string | undefined;
   try {
     const res = await pool.request({
@@ -263,7 +290,7 @@ const SEEDED = {
   milestones: Array.from({ length: 5 }, (_, i) => `ms_${String(i + 1).padStart(3, '0')}`),
   'time-entries': Array.from({ length: 7 }, (_, i) => `te_${String(i + 1).padStart(3, '0')}`),
 };
-let webhookIds: string[] = [];
+const webhookIds: string[] = [];
 
 /** Reads: lists with filters, records, conditional GETs, the activity log, delivery logs. */
 async function read(): Promise<void> {
@@ -277,13 +304,28 @@ async function read(): Promise<void> {
     await call('read-conditional', 'GET', path, [200, 304], undefined, { 'if-none-match': first.etag ?? '"x"' });
   } else if (r < 0.7) {
     const lists = [
-      '/api/projects?status=active', '/api/tasks?projectId=proj_002', `/api/tasks?assignee=${pick(USERS)}`, '/api/tasks?status=todo',
-      '/api/teams', '/api/comments?targetType=task', '/api/milestones?projectId=proj_001', '/api/time-entries?username=bob',
-      '/api/webhooks?active=true', `/api/notifications?username=${pick(USERS)}&read=false`, '/api/projects', '/api/milestones',
+      '/api/projects?status=active',
+      '/api/tasks?projectId=proj_002',
+      `/api/tasks?assignee=${pick(USERS)}`,
+      '/api/tasks?status=todo',
+      '/api/teams',
+      '/api/comments?targetType=task',
+      '/api/milestones?projectId=proj_001',
+      '/api/time-entries?username=bob',
+      '/api/webhooks?active=true',
+      `/api/notifications?username=${pick(USERS)}&read=false`,
+      '/api/projects',
+      '/api/milestones',
     ];
     await call('read-list', 'GET', pick(lists), [200]);
   } else if (r < 0.9) {
-    const q = pick(['limit=50', 'resourceType=task&limit=20', 'actor=alice&limit=20', 'action=task.created&limit=10', 'since=2026-09-01&until=2026-10-31']);
+    const q = pick([
+      'limit=50',
+      'resourceType=task&limit=20',
+      'actor=alice&limit=20',
+      'action=task.created&limit=10',
+      'since=2026-09-01&until=2026-10-31',
+    ]);
     await call('read-activity', 'GET', `/api/activity-log?${q}`, [200]);
   } else {
     await call('read-deliveries', 'GET', `/api/webhooks/${pick(webhookIds)}/deliveries`, [200]);
@@ -295,8 +337,17 @@ async function refused(): Promise<void> {
   const r = Math.random();
   if (r < 0.3) await call('refused', 'POST', '/api/tasks', [400], { projectId: 'proj_002', title: '', hours: '2' });
   else if (r < 0.5) await call('refused', 'GET', `/api/tasks/task_missing${Math.floor(Math.random() * 1e6)}`, [404]);
-  else if (r < 0.7) await call('refused', 'PATCH', `/api/tasks/${pick(SEEDED.tasks)}`, [412], { status: 'done' }, { 'if-match': '"stale"' });
-  else if (r < 0.85) await call('refused', 'POST', '/api/webhooks', [400], { url: 'https://x.example', events: ['nope'] });
+  else if (r < 0.7)
+    await call(
+      'refused',
+      'PATCH',
+      `/api/tasks/${pick(SEEDED.tasks)}`,
+      [412],
+      { status: 'done' },
+      { 'if-match': '"stale"' },
+    );
+  else if (r < 0.85)
+    await call('refused', 'POST', '/api/webhooks', [400], { url: 'https://x.example', events: ['nope'] });
   else await call('refused', 'PUT', '/api/activity-log/act_001', [405], { action: 'x' });
 }
 
@@ -307,19 +358,47 @@ async function refused(): Promise<void> {
 async function lifecycle(): Promise<void> {
   const who = pick(USERS);
   const as = { 'x-actor': who };
-  const project = await call('lifecycle', 'POST', '/api/projects', [201], { name: `Soak ${Date.now()}`, description: 'soak' }, as);
+  const project = await call(
+    'lifecycle',
+    'POST',
+    '/api/projects',
+    [201],
+    { name: `Soak ${Date.now()}`, description: 'soak' },
+    as,
+  );
   const pid = project.body.data.id as string;
   try {
     const tasks: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const task = await call('lifecycle', 'POST', '/api/tasks', [201], { projectId: pid, title: `Task ${i}`, assignee: who, priority: pick(['low', 'high']) }, as);
+      const task = await call(
+        'lifecycle',
+        'POST',
+        '/api/tasks',
+        [201],
+        { projectId: pid, title: `Task ${i}`, assignee: who, priority: pick(['low', 'high']) },
+        as,
+      );
       tasks.push(task.body.data.id);
     }
     const t0 = tasks[0]!;
     const read = await call('lifecycle', 'GET', `/api/tasks/${t0}`, [200]);
-    await call('lifecycle', 'PATCH', `/api/tasks/${t0}`, [200], { status: 'in_progress', description: 'started' }, { ...as, 'if-match': read.etag! });
+    await call(
+      'lifecycle',
+      'PATCH',
+      `/api/tasks/${t0}`,
+      [200],
+      { status: 'in_progress', description: 'started' },
+      { ...as, 'if-match': read.etag! },
+    );
     await call('lifecycle', 'PATCH', `/api/tasks/${tasks[1]}`, [200], { status: 'done' }, as);
-    const comment = await call('lifecycle', 'POST', '/api/comments', [201], { targetType: 'task', targetId: t0, author: who, body: 'On it' }, as);
+    const comment = await call(
+      'lifecycle',
+      'POST',
+      '/api/comments',
+      [201],
+      { targetType: 'task', targetId: t0, author: who, body: 'On it' },
+      as,
+    );
     await call('lifecycle', 'PATCH', `/api/comments/${comment.body.data.id}`, [200], { body: 'On it, really' }, as);
     await call('lifecycle', 'POST', '/api/time-entries', [201], { taskId: t0, username: who, hours: 1.5 }, as);
     const ms = await call('lifecycle', 'POST', '/api/milestones', [201], { projectId: pid, title: 'Beta' }, as);
@@ -335,7 +414,13 @@ async function lifecycle(): Promise<void> {
 /** A notification's life: created, read, marked read (with If-Match), deleted. Nothing of it is logged. */
 async function notification(): Promise<void> {
   const user = `soak-${Math.random().toString(36).slice(2)}`;
-  const n = await call('notification', 'POST', '/api/notifications', [201], { username: user, type: 'project_updated', message: 'Soak', resourceType: 'project', resourceId: 'proj_001' });
+  const n = await call('notification', 'POST', '/api/notifications', [201], {
+    username: user,
+    type: 'project_updated',
+    message: 'Soak',
+    resourceType: 'project',
+    resourceId: 'proj_001',
+  });
   const id = n.body.data.id as string;
   try {
     const got = await call('notification', 'GET', `/api/notifications/${id}`, [200]);
@@ -388,10 +473,21 @@ interface Sample {
 }
 
 async function storeSizes(): Promise<{ activity: number; records: number }> {
-  const get = async (path: string) => (await (await fetch(`${service.base}${path}`)).json()) as { count: number; total?: number };
+  const get = async (path: string) =>
+    (await (await fetch(`${service.base}${path}`)).json()) as { count: number; total?: number };
   const activity = (await get('/api/activity-log?limit=0')).total!;
   let records = 0;
-  for (const name of ['projects', 'tasks', 'teams', 'comments', 'milestones', 'time-entries', 'webhooks', 'notifications']) records += (await get(`/api/${name}`)).count;
+  for (const name of [
+    'projects',
+    'tasks',
+    'teams',
+    'comments',
+    'milestones',
+    'time-entries',
+    'webhooks',
+    'notifications',
+  ])
+    records += (await get(`/api/${name}`)).count;
   return { activity, records };
 }
 
@@ -399,7 +495,9 @@ async function storeSizes(): Promise<{ activity: number; records: number }> {
 async function activityEntryCost(): Promise<number | undefined> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return undefined;
-  const sample = ((await (await fetch(`${service.base}/api/activity-log?limit=500`)).json()) as { data: ActivityEntry[] }).data;
+  const sample = (
+    (await (await fetch(`${service.base}/api/activity-log?limit=500`)).json()) as { data: ActivityEntry[] }
+  ).data;
   const n = 50_000;
   gc();
   const before = process.memoryUsage().heapUsed;
@@ -409,7 +507,12 @@ async function activityEntryCost(): Promise<number | undefined> {
     const entry = JSON.parse(JSON.stringify(sample[i % sample.length])) as ActivityEntry;
     // As in the run, each resource has a few entries (created, updated, …, deleted): its own index bucket.
     const resourceId = `${entry.resourceId}_${Math.floor(i / 4)}`;
-    await log.append({ ...entry, id: `act_${String(i).padStart(16, 'x')}`, resourceId, timestamp: new Date(t0 + i).toISOString() });
+    await log.append({
+      ...entry,
+      id: `act_${String(i).padStart(16, 'x')}`,
+      resourceId,
+      timestamp: new Date(t0 + i).toISOString(),
+    });
   }
   gc();
   const cost = (process.memoryUsage().heapUsed - before) / n;
@@ -417,8 +520,10 @@ async function activityEntryCost(): Promise<number | undefined> {
   return cost;
 }
 
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
-const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? '' : (bytes / 1_048_576).toFixed(1));
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const mb = (bytes: number | undefined) =>
+  bytes === undefined || Number.isNaN(bytes) ? '' : (bytes / 1_048_576).toFixed(1);
 
 /** Least-squares slope of y over x. */
 function slope(points: [number, number][]): number {
@@ -441,7 +546,11 @@ pool = new Pool(service.base, { connections: CONCURRENCY, pipelining: 1 });
 
 // The sample webhooks point at reserved hosts: switched off, so that only the soak's receivers are called.
 for (const id of ['wh_001', 'wh_002', 'wh_003', 'wh_004']) {
-  await fetch(`${service.base}/api/webhooks/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"active":false}' });
+  await fetch(`${service.base}/api/webhooks/${id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: '{"active":false}',
+  });
 }
 const SUBSCRIPTIONS: Record<string, string[]> = {
   ok: ['*'],
@@ -464,8 +573,12 @@ process.stdout.write(
   `soak: ${DURATION_S} s against pid ${service.child.pid} (${service.base}), ${CONCURRENCY} concurrent clients; ` +
     `mixed traffic for ${MIXED_S} s (warm-up ${WARMUP_S} s), then traffic that stores nothing for ${DURATION_S - MIXED_S} s\n`,
 );
-process.stdout.write(`heap/GC: heap used after a forced full GC; * marks a window that includes the pause of the GC forced at its start\n`);
-process.stdout.write(`${'t (s)'.padStart(6)} ${'phase'.padEnd(13)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'4xx ok'.padStart(7)} ${'errors'.padStart(6)} ${'RSS MB'.padStart(7)} ${'heap MB'.padStart(7)} ${'heap/GC'.padStart(7)} ${'activity'.padStart(9)} ${'records'.padStart(7)}\n`);
+process.stdout.write(
+  `heap/GC: heap used after a forced full GC; * marks a window that includes the pause of the GC forced at its start\n`,
+);
+process.stdout.write(
+  `${'t (s)'.padStart(6)} ${'phase'.padEnd(13)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'4xx ok'.padStart(7)} ${'errors'.padStart(6)} ${'RSS MB'.padStart(7)} ${'heap MB'.padStart(7)} ${'heap/GC'.padStart(7)} ${'activity'.padStart(9)} ${'records'.padStart(7)}\n`,
+);
 
 runStart = performance.now();
 const deadline = runStart + DURATION_S * 1_000;
@@ -473,7 +586,8 @@ const phaseAt = (now: number): Phase => (now - runStart < MIXED_S * 1_000 ? 'mix
 const samples: Sample[] = [];
 const QUIET_MID_S = MIXED_S + Math.round((DURATION_S - MIXED_S) / 20) * 10;
 /** Heap after GC: every GC_EVERY_S of the mixed phase, at its end, and at the middle and end of the quiet phase. */
-const gcDue = (t: number) => (t < MIXED_S && t % GC_EVERY_S === 10) || t === MIXED_S || t === QUIET_MID_S || t >= DURATION_S;
+const gcDue = (t: number) =>
+  (t < MIXED_S && t % GC_EVERY_S === 10) || t === MIXED_S || t === QUIET_MID_S || t >= DURATION_S;
 /** Windows whose latencies include the pause of a forced GC (the one sampled at their start). */
 const disturbed = new Set<number>();
 
@@ -485,7 +599,14 @@ const sampler = (async () => {
     const phase = phaseAt(runStart + (i - 0.5) * WINDOW_MS); // the window's, not the sampling moment's
     const doGc = gcDue(t);
     const heap = await inspector.memory(false);
-    const sample: Sample = { t, phase, rss: rssOf(service.child.pid!), heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, external: heap.external };
+    const sample: Sample = {
+      t,
+      phase,
+      rss: rssOf(service.child.pid!),
+      heapUsed: heap.heapUsed,
+      heapTotal: heap.heapTotal,
+      external: heap.external,
+    };
     if (doGc) {
       disturbed.add(i); // the pause delays requests of the next window (index i)
       sample.heapAfterGc = (await inspector.memory(true)).heapUsed;
@@ -511,7 +632,10 @@ const elapsedS = (performance.now() - runStart) / 1_000;
 // The end state: every record the traffic created is gone again; the queue is at its bound or below.
 const final = await storeSizes();
 const deliveriesKept = await Promise.all(
-  webhookIds.map(async (id) => ((await (await fetch(`${service.base}/api/webhooks/${id}/deliveries`)).json()) as { count: number }).count),
+  webhookIds.map(
+    async (id) =>
+      ((await (await fetch(`${service.base}/api/webhooks/${id}/deliveries`)).json()) as { count: number }).count,
+  ),
 );
 const entryCost = await activityEntryCost();
 await pool.close();
@@ -537,17 +661,30 @@ const perEntry = slope(steady.map((s) => [s.activity!, s.heapAfterGc!]));
 const quietSlopePerMin = slope(quiet.map((s) => [s.t / 60, s.heapAfterGc!]));
 const quietSpan = quiet.length > 1 ? quiet[quiet.length - 1]!.heapAfterGc! - quiet[0]!.heapAfterGc! : NaN;
 const rssSteady = samples.filter((s) => s.t >= WARMUP_S);
-const windowP99 = stats.windows.filter((w) => w.latencies.length > 0).map((w) => pct([...w.latencies].sort((a, b) => a - b), 99));
+const windowP99 = stats.windows
+  .filter((w) => w.latencies.length > 0)
+  .map((w) =>
+    pct(
+      [...w.latencies].sort((a, b) => a - b),
+      99,
+    ),
+  );
 const undisturbedP99 = stats.windows
   .filter((w, i) => w.latencies.length > 0 && !disturbed.has(i))
-  .map((w) => pct([...w.latencies].sort((a, b) => a - b), 99));
+  .map((w) =>
+    pct(
+      [...w.latencies].sort((a, b) => a - b),
+      99,
+    ),
+  );
 
 const checks = {
   noUnexpectedAnswers: stats.errorCount === 0,
   recordsBackToStart: final.records === initial.records,
   deliveryLogBounded: deliveriesKept.every((n) => n <= 100),
   heapFlatWhenNothingIsStored: !(quietSpan > 5 * 1_048_576),
-  heapGrowthExplainedByActivityEntries: entryCost === undefined || Number.isNaN(perEntry) || perEntry <= 2 * entryCost + 256,
+  heapGrowthExplainedByActivityEntries:
+    entryCost === undefined || Number.isNaN(perEntry) || perEntry <= 2 * entryCost + 256,
   cleanShutdown: exitCode === 0,
 };
 
@@ -556,8 +693,13 @@ const result = {
   concurrency: CONCURRENCY,
   requests: stats.total,
   requestsPerSecond: Math.round(stats.total / elapsedS),
-  latencyMs: { p50: pct(all, 50), p99: pct(all, 99), max: all[all.length - 1], p99PerWindow: { min: Math.min(...windowP99), max: Math.max(...windowP99) },
-    p99PerWindowWithoutForcedGc: { min: Math.min(...undisturbedP99), max: Math.max(...undisturbedP99) } },
+  latencyMs: {
+    p50: pct(all, 50),
+    p99: pct(all, 99),
+    max: all[all.length - 1],
+    p99PerWindow: { min: Math.min(...windowP99), max: Math.max(...windowP99) },
+    p99PerWindowWithoutForcedGc: { min: Math.min(...undisturbedP99), max: Math.max(...undisturbedP99) },
+  },
   byOperation: Object.fromEntries(stats.byOp),
   byStatus: Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b)),
   unexpectedAnswers: stats.errorCount,
@@ -566,7 +708,11 @@ const result = {
   deliveriesKeptPerWebhook: deliveriesKept,
   receiverCalls: Object.fromEntries(receivers.map((r) => [r.url.split('/').pop(), r.count()])),
   memory: {
-    rssMB: { afterWarmup: mb(rssSteady[0]?.rss), end: mb(samples[samples.length - 1]?.rss), max: mb(Math.max(...samples.map((s) => s.rss))) },
+    rssMB: {
+      afterWarmup: mb(rssSteady[0]?.rss),
+      end: mb(samples[samples.length - 1]?.rss),
+      max: mb(Math.max(...samples.map((s) => s.rss))),
+    },
     heapTotalMB: { afterWarmup: mb(rssSteady[0]?.heapTotal), end: mb(samples[samples.length - 1]?.heapTotal) },
     externalMB: { afterWarmup: mb(rssSteady[0]?.external), end: mb(samples[samples.length - 1]?.external) },
     heapAfterGcMB: gcd.map((s) => ({ t: s.t, phase: s.phase, heapMB: mb(s.heapAfterGc), activity: s.activity })),
@@ -581,6 +727,8 @@ const result = {
 };
 
 const ok = Object.values(checks).every(Boolean);
-process.stdout.write(`\n${JSON.stringify({ ...result, samples: undefined }, null, 2)}\n\nsoak ${ok ? 'PASSED' : 'FAILED'}\n`);
+process.stdout.write(
+  `\n${JSON.stringify({ ...result, samples: undefined }, null, 2)}\n\nsoak ${ok ? 'PASSED' : 'FAILED'}\n`,
+);
 if (flags.out) writeFileSync(flags.out, JSON.stringify(result, null, 2));
 process.exit(ok ? 0 : 1);

@@ -122,7 +122,6 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     done(null, payload);
   });
 
-
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/api')) routes.add(route.url, route.method);

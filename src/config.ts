@@ -12,7 +12,7 @@ export const ConfigSchema = Type.Object({
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   /** How long in-flight requests (and webhook deliveries) may take to finish after SIGINT/SIGTERM, in ms. */
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
-  /** A client must send a request's complete headers within this time of starting it (else 408 and the connection closes). */
+  /** A client must send a request's complete headers within this time (else 408 and the connection closes). */
   headersTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   /** A client must send a whole request, headers and body, within this time (else 408); at least `headersTimeoutMs`. */
   requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
@@ -23,7 +23,10 @@ export const ConfigSchema = Type.Object({
   /** Open connections accepted at once; connections beyond it are closed at once. */
   maxConnections: Type.Integer({ minimum: 1, default: 10_000 }),
   /** Waits between webhook delivery attempts, e.g. `200ms,500ms,1s`. */
-  webhookRetrySchedule: Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*)*$', default: '5s,5m,30m,2h,5h,10h,10h' }),
+  webhookRetrySchedule: Type.String({
+    pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*)*$',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+  }),
   webhookTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   /** Deliver to loopback, private, link-local and metadata addresses too. */
   webhookAllowPrivate: Type.Boolean({ default: false }),

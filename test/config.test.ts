@@ -22,8 +22,14 @@ test('environment variables, and flags over them', () => {
 });
 
 test('bad settings are refused, naming each one', () => {
-  assert.throws(() => loadConfig({ PORT: 'eighty' }, []), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
-  assert.throws(() => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud' }, []), (e: Error) => /PORT/.test(e.message) && /LOG_LEVEL/.test(e.message));
+  assert.throws(
+    () => loadConfig({ PORT: 'eighty' }, []),
+    (e: Error) => e instanceof ConfigError && /PORT/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud' }, []),
+    (e: Error) => /PORT/.test(e.message) && /LOG_LEVEL/.test(e.message),
+  );
   assert.throws(() => loadConfig({}, ['--bogus', '1']));
 });
 
@@ -32,7 +38,10 @@ test('webhook settings: schedule, timeout, private targets', () => {
   assert.equal(d.webhookRetrySchedule, '5s,5m,30m,2h,5h,10h,10h');
   assert.equal(d.webhookTimeoutMs, 10_000);
   assert.equal(d.webhookAllowPrivate, false);
-  const c = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s', WEBHOOK_ALLOW_PRIVATE: 'true' }, ['--webhook-timeout-ms', '500']);
+  const c = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s', WEBHOOK_ALLOW_PRIVATE: 'true' }, [
+    '--webhook-timeout-ms',
+    '500',
+  ]);
   assert.equal(c.webhookRetrySchedule, '200ms,500ms,1s');
   assert.equal(c.webhookAllowPrivate, true);
   assert.equal(c.webhookTimeoutMs, 500);

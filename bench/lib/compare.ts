@@ -37,7 +37,9 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
         runs.get(name)!.push({ ...m, cpu, others });
         const bad = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
         const noisy = others >= QUIET ? `  [other processes used ${others.toFixed(2)} cores: noisy]` : '';
-        o.log(`  ${route.name} · ${name.padEnd(11)} round ${round}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}${bad}${noisy}`);
+        o.log(
+          `  ${route.name} · ${name.padEnd(11)} round ${round}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}${bad}${noisy}`,
+        );
       }
     } finally {
       for (const server of running.values()) await stop(server);
@@ -52,7 +54,11 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
  * One measurement, taken again (once) when other processes took CPU meanwhile; the least disturbed one is
  * kept and its disturbance reported. Before each, up to 30 s of waiting for the machine to be quiet.
  */
-export async function quietMeasure(server: Running, target: Target, o: { connections: number; seconds: number; log: (l: string) => void }) {
+export async function quietMeasure(
+  server: Running,
+  target: Target,
+  o: { connections: number; seconds: number; log: (l: string) => void },
+) {
   let best: { m: Measurement; cpu: number; others: number } | undefined;
   for (let attempt = 0; attempt < 2 && !(best && best.others < QUIET); attempt++) {
     await waitQuiet(30, o.log);
@@ -60,7 +66,10 @@ export async function quietMeasure(server: Running, target: Target, o: { connect
     const m = await measure(server.url, target, { connections: o.connections, seconds: o.seconds });
     const taken = { m, ...watch() };
     if (!best || taken.others < best.others) best = taken;
-    if (taken.others >= QUIET) o.log(`  (other processes used ${taken.others.toFixed(2)} cores during the measurement: ${attempt < 1 ? 'again' : 'kept the quietest'})`);
+    if (taken.others >= QUIET)
+      o.log(
+        `  (other processes used ${taken.others.toFixed(2)} cores during the measurement: ${attempt < 1 ? 'again' : 'kept the quietest'})`,
+      );
   }
   return best!;
 }

@@ -27,7 +27,11 @@ export const serviceDist = { dir: 'dist' };
  * The service built to `dist/` and run with `node dist/server.js` and its defaults (seeded webhooks active,
  * LOG_LEVEL info), stdout to `logFile` or /dev/null. `env` adds settings (the webhook section's).
  */
-export async function serviceSpec(env: Record<string, string> = {}, logFile?: string, nodeArgs: string[] = []): Promise<ServerSpec> {
+export async function serviceSpec(
+  env: Record<string, string> = {},
+  logFile?: string,
+  nodeArgs: string[] = [],
+): Promise<ServerSpec> {
   const port = await freePort();
   return {
     name: 'service',
@@ -60,7 +64,17 @@ async function jsonServerSpec(): Promise<ServerSpec> {
   const bin = join(require.resolve('json-server/package.json'), '..', 'lib/cli/bin.js');
   return {
     name: 'json-server',
-    argv: [process.execPath, bin, join(dir, 'db.json'), '--routes', join(dir, 'routes.json'), '--port', String(port), '--host', HOST],
+    argv: [
+      process.execPath,
+      bin,
+      join(dir, 'db.json'),
+      '--routes',
+      join(dir, 'routes.json'),
+      '--port',
+      String(port),
+      '--host',
+      HOST,
+    ],
     port,
     readyPath: '/api/tasks',
   };

@@ -56,7 +56,10 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** The load settings `npm run bench` and `npm run bench:floor` take (`parseArgs` options): 10 s, 3 rounds, 3 s warm-up, 50 connections. */
+/**
+ * The load settings `npm run bench` and `npm run bench:floor` take (`parseArgs` options):
+ * 10 s, 3 rounds, 3 s warm-up, 50 connections.
+ */
 export const LOAD_ARGS = {
   duration: { type: 'string', default: '10' },
   rounds: { type: 'string', default: '3' },

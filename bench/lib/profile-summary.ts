@@ -14,7 +14,9 @@ export function summarizeProfile(text: string, top = 30): string {
   const profile = JSON.parse(text) as Profile;
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const idle = profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').reduce((s, n) => s + (self.get(n.id) ?? 0), 0);
+  const idle = profile.nodes
+    .filter((n) => n.callFrame.functionName === '(idle)')
+    .reduce((s, n) => s + (self.get(n.id) ?? 0), 0);
   const total = [...self.values()].reduce((s, v) => s + v, 0) - idle;
 
   const byFunction = new Map<string, number>();
@@ -27,7 +29,12 @@ export function summarizeProfile(text: string, top = 30): string {
     const where = url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/');
     add(byFunction, `${functionName || '(anonymous)'}  ${where}${url ? `:${lineNumber + 1}` : ''}`, t);
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
-    add(byFile, pkg ?? (url.includes('/dist/') ? where : url.startsWith('node:') ? url.split('/')[0]! : functionName || '(native)'), t);
+    add(
+      byFile,
+      pkg ??
+        (url.includes('/dist/') ? where : url.startsWith('node:') ? url.split('/')[0]! : functionName || '(native)'),
+      t,
+    );
   }
   const list = (title: string, map: Map<string, number>) =>
     [

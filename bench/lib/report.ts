@@ -59,7 +59,8 @@ const fmt = (x: number) => (Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : 
 export function table(routes: readonly RouteResult[]): string {
   const head = `${'route'.padEnd(32)}| ${'service'.padEnd(24)} | ${'bare node:http'.padEnd(24)} | ${'json-server 0.17'.padEnd(24)} | svc/bare         | svc/json`;
   const sub = `${''.padEnd(32)}| ${'  req/s   p50   p99   cpu'.padEnd(24)} | ${'  req/s   p50   p99   cpu'.padEnd(24)} | ${'  req/s   p50   p99   cpu'.padEnd(24)} | paired (medians) | paired (medians)`;
-  const both = (a?: ServerResult, b?: ServerResult) => `${x(pairedRatio(a, b)).padStart(7)} (${x(ratioOfMedians(a, b))})`.padEnd(16);
+  const both = (a?: ServerResult, b?: ServerResult) =>
+    `${x(pairedRatio(a, b)).padStart(7)} (${x(ratioOfMedians(a, b))})`.padEnd(16);
   const lines = routes.map((r) => {
     const { service, bare } = r.servers;
     const json = r.servers['json-server'];
@@ -91,7 +92,12 @@ export function verdicts(routes: readonly RouteResult[]): Verdict[] {
     const r = byName(name);
     const v = pairedRatio(r?.servers.service, r?.servers.bare);
     const m = ratioOfMedians(r?.servers.service, r?.servers.bare);
-    if (!Number.isNaN(v)) out.push({ target: `${name} ≥ ${min}× bare`, value: `${v.toFixed(2)}× (medians: ${m.toFixed(2)}×)`, met: v >= min });
+    if (!Number.isNaN(v))
+      out.push({
+        target: `${name} ≥ ${min}× bare`,
+        value: `${v.toFixed(2)}× (medians: ${m.toFixed(2)}×)`,
+        met: v >= min,
+      });
   };
   vsBare('GET /api/tasks/:id', 0.85);
   vsBare('POST /api/tasks', 0.6);
@@ -99,7 +105,12 @@ export function verdicts(routes: readonly RouteResult[]): Verdict[] {
     const min = r.write ? 100 : 10;
     const v = pairedRatio(r.servers.service, r.servers['json-server']);
     const m = ratioOfMedians(r.servers.service, r.servers['json-server']);
-    if (!Number.isNaN(v)) out.push({ target: `${r.name} ≥ ${min}× json-server`, value: `${v.toFixed(1)}× (medians: ${m.toFixed(1)}×)`, met: v >= min });
+    if (!Number.isNaN(v))
+      out.push({
+        target: `${r.name} ≥ ${min}× json-server`,
+        value: `${v.toFixed(1)}× (medians: ${m.toFixed(1)}×)`,
+        met: v >= min,
+      });
     const p99 = r.servers.service?.p99;
     if (p99 !== undefined) out.push({ target: `${r.name} service p99 ≤ 5 ms`, value: `${fmt(p99)} ms`, met: p99 <= 5 });
   }
@@ -111,5 +122,10 @@ export function verdictLines(vs: readonly Verdict[]): string {
 }
 
 export function machine(): Record<string, unknown> {
-  return { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, platform: process.platform };
+  return {
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    platform: process.platform,
+  };
 }

@@ -17,7 +17,11 @@ const STATUSES = ['todo', 'in_progress', 'done'];
 
 export const ROUTES: readonly Route[] = [
   { name: 'GET /api/tasks/:id', write: false, targets: same({ method: 'GET', path: '/api/tasks/task_001' }) },
-  { name: 'GET /api/tasks?projectId=…', write: false, targets: same({ method: 'GET', path: '/api/tasks?projectId=proj_001' }) },
+  {
+    name: 'GET /api/tasks?projectId=…',
+    write: false,
+    targets: same({ method: 'GET', path: '/api/tasks?projectId=proj_001' }),
+  },
   { name: 'GET /api/tasks', write: false, targets: same({ method: 'GET', path: '/api/tasks' }) },
   {
     // An assignee, so each create also writes `task.assigned` and a notification, as a real create would.
@@ -58,7 +62,7 @@ export const ROUTES: readonly Route[] = [
         resourceType: 'project',
         resourceId: 'proj_001',
         summary: `Bench note ${n}`,
-        timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(), // ignored by the service (it stamps its own)
+        timestamp: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(), // ignored: the service stamps its own
       }),
     },
   },

@@ -1,5 +1,8 @@
 /** Time per operation of an in-process call: warm-up, then batches; the median batch divided by its size. */
-export async function perOp(op: () => Promise<unknown>, opts: { batches?: number; batch?: number; warmup?: number } = {}): Promise<number> {
+export async function perOp(
+  op: () => Promise<unknown>,
+  opts: { batches?: number; batch?: number; warmup?: number } = {},
+): Promise<number> {
   const { batches = 15, batch = 20, warmup = 20 } = opts;
   for (let i = 0; i < warmup; i++) await op();
   const times: number[] = [];

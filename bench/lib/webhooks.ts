@@ -59,17 +59,23 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
         side.server = await start(await serviceSpec(env));
         for (const id of SEEDED) await call(side.server, 'PATCH', `/api/webhooks/${id}`, { active: false });
         if (side.name === 'hanging') {
-          const hook = await call(side.server, 'POST', '/api/webhooks', { url: `http://${HOST}:${receiver.port}/hook`, events: ['*'] });
+          const hook = await call(side.server, 'POST', '/api/webhooks', {
+            url: `http://${HOST}:${receiver.port}/hook`,
+            events: ['*'],
+          });
           hookId = (hook as { data: { id: string } }).data.id;
         }
-        if (o.warmup > 0) await measure(side.server.url, route.targets.service, { connections: o.connections, seconds: o.warmup });
+        if (o.warmup > 0)
+          await measure(side.server.url, route.targets.service, { connections: o.connections, seconds: o.warmup });
       }
       for (const side of round % 2 === 0 ? [...sides].reverse() : sides) {
         const pid = side.server!.child.pid;
         const { m, cpu, others } = await quietMeasure(side.server!, route.targets.service, o);
         side.runs.push({ ...m, cpu, others });
         side.rss.push(mb(rssBytes(pid)));
-        o.log(`  ${side.name.padEnd(10)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, RSS ${mb(rssBytes(pid))} MB (receiver holding ${receiver.open()} connections)`);
+        o.log(
+          `  ${side.name.padEnd(10)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, RSS ${mb(rssBytes(pid))} MB (receiver holding ${receiver.open()} connections)`,
+        );
       }
       deliveries = (await call(sides[1]!.server!, 'GET', `/api/webhooks/${hookId}/deliveries`)) as typeof deliveries;
       for (const side of sides) if (side.server) await stop(side.server);
@@ -86,7 +92,12 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
       hanging,
       ratio: Math.round(pairedRatio(hanging, none) * 1000) / 1000,
       ratioOfMedians: Math.round((hanging.rps / none.rps) * 1000) / 1000,
-      rssMb: { noReceiver: sides[0]!.rss, hanging: sides[1]!.rss, maxNoReceiver: mb(sides[0]!.max), maxHanging: mb(sides[1]!.max) },
+      rssMb: {
+        noReceiver: sides[0]!.rss,
+        hanging: sides[1]!.rss,
+        maxNoReceiver: mb(sides[0]!.max),
+        maxHanging: mb(sides[1]!.max),
+      },
       receiverOpen: receiver.open(),
       deliveryLog,
     };

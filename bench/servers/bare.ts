@@ -17,9 +17,12 @@ let nextId = 0;
 const busyMs = Number(process.env.BUSY_US ?? 0) / 1000;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  if (busyMs > 0) for (const start = performance.now(); performance.now() - start < busyMs; );
+  if (busyMs > 0) for (const start = performance.now(); performance.now() - start < busyMs;);
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -42,7 +45,16 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     }
     if (req.method === 'POST') {
       return readJson(req, (body) => {
-        const task = { id: `task_b${++nextId}`, description: '', status: 'todo', priority: 'medium', assignee: null, ...body, createdAt: now, updatedAt: now };
+        const task = {
+          id: `task_b${++nextId}`,
+          description: '',
+          status: 'todo',
+          priority: 'medium',
+          assignee: null,
+          ...body,
+          createdAt: now,
+          updatedAt: now,
+        };
         tasks.set(task.id, task);
         send(res, 201, { data: task });
       });

@@ -15,7 +15,10 @@ export function etagOf(record: object): string {
 }
 
 function tags(header: string): string[] {
-  return header.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
 }
 
 /** `If-None-Match`: weak comparison (a `W/` prefix is ignored); `*` matches any current record. */

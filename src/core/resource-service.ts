@@ -6,7 +6,7 @@ import { assertIfMatch } from './etag.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent, RequestContext, ResourceType } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
-import type { Store } from '../store/store.ts';
+import type { Collections, Store } from '../store/store.ts';
 import type { Collection, Entity, Filter } from '../store/types.ts';
 import { iso, nextTimestamp, type Clock, type IdGenerator } from './runtime.ts';
 
@@ -30,10 +30,10 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
   readonly idPrefix: string;
   /** Whether records carry `updatedAt` (set at create, refreshed by every update). */
   readonly updatedAt: boolean;
-  readonly collection: (store: Store) => Collection<T>;
+  readonly collection: (store: Collections) => Collection<T>;
   /** The create body schema; its defaults are applied to every create, whoever calls the service. */
   readonly createSchema: TObject;
-  /** A new record from a create body with its defaults filled. `id`, `createdAt` (and `updatedAt`) are set by the caller. */
+  /** A new record from a create body with its defaults filled; `id`, `createdAt` and `updatedAt` are the caller's. */
   build(input: C, now: string): Omit<T, 'id' | 'createdAt' | 'updatedAt'>;
   /**
    * How an update body applies. `'merge'`: the fields sent replace those of the record, the rest stay.
@@ -43,13 +43,13 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
    */
   readonly apply?: 'merge' | 'replace' | ((previous: T, input: U, now: string) => T);
   /** Problems with the references a new or changed record makes (a task's project must exist, …). */
-  check?(record: T, tx: Store, previous?: T): Promise<ErrorDetail[]>;
+  check?(record: T, tx: Collections, previous?: T): Promise<ErrorDetail[]>;
   /** Who a change is by when the request names no `X-Actor` (a comment's author); else `system`. */
   readonly defaultActor?: (record: T) => string;
   /** What events carry of a record, when not all of it may leave the service (a webhook's secret). */
   readonly eventView?: (record: T) => unknown;
   /** Deletes or detaches what depends on a record being deleted. */
-  cascade?(record: T, tx: Store, now: string): Promise<void>;
+  cascade?(record: T, tx: Collections, now: string): Promise<void>;
 }
 
 /**
@@ -59,8 +59,8 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
 export function reference<T extends object>(
   field: keyof T & string,
   kind: string | ((record: T) => string),
-  find: (tx: Store, id: string, record: T) => Promise<unknown>,
-): (record: T, tx: Store, previous?: T) => Promise<ErrorDetail[]> {
+  find: (tx: Collections, id: string, record: T) => Promise<unknown>,
+): (record: T, tx: Collections, previous?: T) => Promise<ErrorDetail[]> {
   return async (record, tx, previous) => {
     const id = record[field] as unknown as string | null;
     if (id === null || (previous && previous[field] === record[field])) return [];
@@ -82,7 +82,11 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     protected readonly deps: ServiceDeps,
   ) {
     this.defaults = defaultsOf(def.createSchema);
-    this.eventTypes = { created: `${def.type}.created`, updated: `${def.type}.updated`, deleted: `${def.type}.deleted` };
+    this.eventTypes = {
+      created: `${def.type}.created`,
+      updated: `${def.type}.updated`,
+      deleted: `${def.type}.deleted`,
+    };
   }
 
   protected get collection(): Collection<T> {
@@ -168,7 +172,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     return record;
   }
 
-  private async assertValid(record: T, tx: Store, previous?: T): Promise<void> {
+  private async assertValid(record: T, tx: Collections, previous?: T): Promise<void> {
     const problems = (await this.def.check?.(record, tx, previous)) ?? [];
     if (problems.length > 0) throw validationError(problems);
   }

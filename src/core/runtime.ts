@@ -35,7 +35,7 @@ function randomByte(): number {
 function randomString(head: string, length: number): string {
   const buf = Buffer.allocUnsafe(head.length + length);
   buf.write(head, 'latin1');
-  for (let i = head.length; i < buf.length; ) {
+  for (let i = head.length; i < buf.length;) {
     const byte = randomByte();
     if (byte < 248) buf[i++] = ALPHABET.charCodeAt(byte % 62);
   }

@@ -1,6 +1,14 @@
 import type { ActivityCreate } from '../resources/activity-log/schema.ts';
 import type { Consumer } from './bus.ts';
-import { labelOf, milestoneReached, nounOf, previousOf, recordOf, taskAssignment, taskStatusChange } from './derived.ts';
+import {
+  labelOf,
+  milestoneReached,
+  nounOf,
+  previousOf,
+  recordOf,
+  taskAssignment,
+  taskStatusChange,
+} from './derived.ts';
 import type { DomainEvent, ResourceType } from './types.ts';
 
 /**
@@ -17,14 +25,27 @@ export function activityFor(event: DomainEvent): ActivityCreate[] {
   const entries: ActivityCreate[] = [];
   // Built as one literal: V8 made `{ ...base, action, summary, metadata }` here cost microseconds each.
   const add = (action: string, summary: string, metadata: Record<string, unknown>) =>
-    entries.push({ actor: event.actor, resourceType: event.resourceType, resourceId: String(record.id), action, summary, metadata });
+    entries.push({
+      actor: event.actor,
+      resourceType: event.resourceType,
+      resourceId: String(record.id),
+      action,
+      summary,
+      metadata,
+    });
 
   switch (event.kind) {
     case 'created':
-      add(event.type, `Created ${noun} ${labelOf(record)}`, event.resourceType === 'webhook' ? { events: record.events } : {});
+      add(
+        event.type,
+        `Created ${noun} ${labelOf(record)}`,
+        event.resourceType === 'webhook' ? { events: record.events } : {},
+      );
       break;
     case 'updated':
-      add(event.type, `Updated ${noun} ${labelOf(record)}: ${event.changed!.join(', ')}`, { fields: [...event.changed!] });
+      add(event.type, `Updated ${noun} ${labelOf(record)}: ${event.changed!.join(', ')}`, {
+        fields: [...event.changed!],
+      });
       break;
     case 'deleted':
       add(event.type, `Deleted ${noun} ${labelOf(previousOf(event) ?? record)}`, {});
@@ -37,7 +58,10 @@ export function activityFor(event: DomainEvent): ActivityCreate[] {
   }
   const assignment = taskAssignment(event);
   if (assignment) {
-    const summary = assignment.to === null ? `Task ${labelOf(record)} unassigned` : `Task ${labelOf(record)} assigned to ${String(assignment.to)}`;
+    const summary =
+      assignment.to === null
+        ? `Task ${labelOf(record)} unassigned`
+        : `Task ${labelOf(record)} assigned to ${String(assignment.to)}`;
     add('task.assigned', summary, assignment);
   }
   if (milestoneReached(event)) {

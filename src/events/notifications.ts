@@ -1,5 +1,5 @@
 import type { NotificationCreate } from '../resources/notifications/schema.ts';
-import type { Store } from '../store/store.ts';
+import type { Collections } from '../store/store.ts';
 import type { Consumer } from './bus.ts';
 import { labelOf, milestoneReached, recordOf, taskAssignment } from './derived.ts';
 import type { DomainEvent } from './types.ts';
@@ -11,7 +11,7 @@ import type { DomainEvent } from './types.ts';
  * - `milestone_reached`, `project_updated`: the members of the project's team.
  * Never the actor who caused it.
  */
-export async function notificationsFor(event: DomainEvent, store: Store): Promise<NotificationCreate[]> {
+export async function notificationsFor(event: DomainEvent, store: Collections): Promise<NotificationCreate[]> {
   const record = recordOf(event);
   const by = event.actor === 'system' ? '' : `${event.actor} `;
   const out: NotificationCreate[] = [];
@@ -34,7 +34,12 @@ export async function notificationsFor(event: DomainEvent, store: Store): Promis
     if (record.targetType === 'task') {
       const task = await store.tasks.get(String(record.targetId));
       if (task?.assignee) {
-        to([task.assignee], { type: 'comment_added', message: message(`task ${labelOf(task)}`), resourceType: 'comment', resourceId: String(record.id) });
+        to([task.assignee], {
+          type: 'comment_added',
+          message: message(`task ${labelOf(task)}`),
+          resourceType: 'comment',
+          resourceId: String(record.id),
+        });
       }
     } else {
       const project = await store.projects.get(String(record.targetId));
@@ -70,7 +75,7 @@ export async function notificationsFor(event: DomainEvent, store: Store): Promis
   return out;
 }
 
-async function teamOf(store: Store, teamId: string | null): Promise<string[]> {
+async function teamOf(store: Collections, teamId: string | null): Promise<string[]> {
   if (!teamId) return [];
   const team = await store.teams.get(teamId);
   return team ? team.members.map((m) => m.username) : [];
@@ -78,7 +83,7 @@ async function teamOf(store: Store, teamId: string | null): Promise<string[]> {
 
 /** Writes the notifications each change calls for. */
 export function notificationConsumer(
-  store: Store,
+  store: Collections,
   notifications: { create(input: NotificationCreate): Promise<unknown> },
 ): Consumer {
   return async (event) => {

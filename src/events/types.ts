@@ -1,14 +1,6 @@
 /** The kinds of record the service keeps, as they appear in `resourceType` and event names. */
 export type ResourceType =
-  | 'project'
-  | 'task'
-  | 'team'
-  | 'comment'
-  | 'milestone'
-  | 'time_entry'
-  | 'webhook'
-  | 'activity'
-  | 'notification';
+  'project' | 'task' | 'team' | 'comment' | 'milestone' | 'time_entry' | 'webhook' | 'activity' | 'notification';
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 

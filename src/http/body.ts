@@ -22,7 +22,10 @@ export function registerJsonBody(app: FastifyInstance): void {
     parseJson(request, body as string, (err, value) => {
       if (err) return done(err, undefined);
       if (depthOver(value, MAX_JSON_DEPTH)) {
-        return done(validationError([{ field: 'body', message: `must not be nested more than ${MAX_JSON_DEPTH} levels deep` }]), undefined);
+        return done(
+          validationError([{ field: 'body', message: `must not be nested more than ${MAX_JSON_DEPTH} levels deep` }]),
+          undefined,
+        );
       }
       done(null, value);
     });
@@ -33,7 +36,10 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined);
-    done(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)'), undefined);
+    done(
+      new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)'),
+      undefined,
+    );
   });
 }
 

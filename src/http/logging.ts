@@ -1,11 +1,6 @@
 import { hostname } from 'node:os';
 import pino from 'pino';
-import {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 
 type Bindings = Record<string, unknown>;
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
@@ -72,7 +67,11 @@ export class LinesPerTurn implements LineStream {
  * it. Most requests log nothing but their access line (written by {@link AccessLog} through the service's
  * logger, with the request id as a field), so they no longer pay for a pino child each.
  */
-export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
+export function lazyChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildOptions,
+): FastifyBaseLogger {
   return new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
 
@@ -155,7 +154,13 @@ export class AccessLog extends LogController {
     const log = request.server.log;
     if (this.lines === undefined) {
       log.info(
-        { reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+        {
+          reqId: request.id,
+          method: request.method,
+          url: request.url,
+          statusCode: reply.statusCode,
+          responseTime: reply.elapsedTime,
+        },
         'request completed',
       );
     } else if ((pino.levels.values[log.level] ?? Infinity) <= INFO) {

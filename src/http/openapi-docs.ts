@@ -14,13 +14,24 @@ import * as seed from '../store/seed-data.ts';
 
 /** The document's tags, in the order the docs page lists them. */
 export const TAGS = [
-  { name: 'Projects', description: 'Projects, optionally owned by a team. `PUT` replaces; delete cascades to tasks, milestones and comments.' },
+  {
+    name: 'Projects',
+    description:
+      'Projects, optionally owned by a team. `PUT` replaces; delete cascades to tasks, milestones and comments.',
+  },
   { name: 'Tasks', description: 'Tasks of a project, with status, priority and an optional assignee.' },
-  { name: 'Teams', description: 'Teams and their members (`{ username, role }`); the list gives `memberCount` instead of `members`.' },
+  {
+    name: 'Teams',
+    description: 'Teams and their members (`{ username, role }`); the list gives `memberCount` instead of `members`.',
+  },
   { name: 'Comments', description: 'Comments on a task or a project; only `body` can change.' },
   { name: 'Milestones', description: 'Milestones of a project; `reachedAt` is set when one first becomes `reached`.' },
   { name: 'Time entries', description: 'Hours logged against a task.' },
-  { name: 'Webhooks', description: 'Subscriptions to domain events, delivered signed (Standard Webhooks); the `secret` is shown once, on create.' },
+  {
+    name: 'Webhooks',
+    description:
+      'Subscriptions to domain events, delivered signed (Standard Webhooks); the `secret` is shown once, on create.',
+  },
   { name: 'Activity log', description: 'The append-only history of every change, newest first.' },
   { name: 'Notifications', description: 'Per-user notifications the service creates as things change.' },
   { name: 'Health', description: 'Liveness.' },
@@ -64,7 +75,10 @@ const RECORDS: Record<string, { schema: TSchema; samples: readonly object[] }> =
   Milestone: { schema: Milestone, samples: seed.milestones },
   TimeEntry: { schema: TimeEntry, samples: seed.timeEntries },
   Webhook: { schema: Webhook, samples: seed.webhooks },
-  WebhookWithSecret: { schema: WebhookWithSecret, samples: seed.webhooks.map((w) => ({ ...w, secret: 'whsec_AbCdEf123456' })) },
+  WebhookWithSecret: {
+    schema: WebhookWithSecret,
+    samples: seed.webhooks.map((w) => ({ ...w, secret: 'whsec_AbCdEf123456' })),
+  },
   ActivityEntry: { schema: ActivityEntry, samples: COLLECTIONS['activity-log']!.records },
   Notification: { schema: Notification, samples: [NOTIFICATION] },
 };
@@ -105,7 +119,11 @@ export function namedRecords(schema: TSchema): { schema: TSchema; example?: unkn
   const props = (schema as TObject).properties;
   const data = props?.data as (TSchema & { items?: TSchema }) | undefined;
   const one = data && BY_SCHEMA.get(data);
-  if (one) return { schema: { ...schema, properties: { ...props, data: ref(one.name) } } as TSchema, example: { data: one.samples[0] } };
+  if (one)
+    return {
+      schema: { ...schema, properties: { ...props, data: ref(one.name) } } as TSchema,
+      example: { data: one.samples[0] },
+    };
   const many = data?.items && BY_SCHEMA.get(data.items);
   if (!many) return { schema };
   const list = many.samples.slice(0, 2);
@@ -140,15 +158,25 @@ export function documentedStatuses(
 export const responseHeaders = {
   'x-request-id': { type: 'string', description: 'The request id: yours if you sent a plain token, else a new UUID' },
 };
-export const ETAG = { type: 'string', description: 'Version of the record: send it back in `If-None-Match` or `If-Match`' };
+export const ETAG = {
+  type: 'string',
+  description: 'Version of the record: send it back in `If-None-Match` or `If-Match`',
+};
 
 /** What each error status means here, and an answer it gives. */
 const ERRORS: Record<number, { description: string; example: ErrorResponse['error'] }> = {
   400: {
     description: 'Invalid request: `VALIDATION_ERROR`, with one `details` entry per bad field',
-    example: { code: 'VALIDATION_ERROR', message: 'title: must not be blank', details: [{ field: 'title', message: 'must not be blank' }] },
+    example: {
+      code: 'VALIDATION_ERROR',
+      message: 'title: must not be blank',
+      details: [{ field: 'title', message: 'must not be blank' }],
+    },
   },
-  404: { description: '`NOT_FOUND`: no record with this id', example: { code: 'NOT_FOUND', message: "Record 'x_999' was not found" } },
+  404: {
+    description: '`NOT_FOUND`: no record with this id',
+    example: { code: 'NOT_FOUND', message: "Record 'x_999' was not found" },
+  },
   412: {
     description: '`PRECONDITION_FAILED`: `If-Match` names a version that is no longer current; nothing changed',
     example: { code: 'PRECONDITION_FAILED', message: 'The record has changed: its current ETag is "munvjxc0"' },
@@ -159,7 +187,10 @@ const ERRORS: Record<number, { description: string; example: ErrorResponse['erro
   },
   415: {
     description: '`UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json`',
-    example: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Request bodies must be JSON (Content-Type: application/json)' },
+    example: {
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Request bodies must be JSON (Content-Type: application/json)',
+    },
   },
   500: {
     description: '`INTERNAL_ERROR`: an unexpected failure (logged with the request id)',

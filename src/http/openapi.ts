@@ -5,7 +5,16 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
 import { Deleted } from '../schemas/common.ts';
-import { components, describeErrors, documentedStatuses, ETAG, namedRecords, responseHeaders, sampleFor, TAGS } from './openapi-docs.ts';
+import {
+  components,
+  describeErrors,
+  documentedStatuses,
+  ETAG,
+  namedRecords,
+  responseHeaders,
+  sampleFor,
+  TAGS,
+} from './openapi-docs.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -46,7 +55,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema, url };
       const methods = [route.method].flat().map((m) => m.toUpperCase());
-      return { schema: documentRoute(schema as RouteSchema, url, methods.some((m) => BODY_METHODS.has(m))), url };
+      return {
+        schema: documentRoute(
+          schema as RouteSchema,
+          url,
+          methods.some((m) => BODY_METHODS.has(m)),
+        ),
+        url,
+      };
     },
   });
 
@@ -79,10 +95,14 @@ type RouteSchema = {
 function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): RouteSchema {
   const samples = sampleFor(url);
   const response: Record<string, unknown> = {};
-  const statuses = documentedStatuses((schema.response ?? {}) as Record<string, TSchema>, { takesBody, hasQuery: !!schema.querystring });
+  const statuses = documentedStatuses((schema.response ?? {}) as Record<string, TSchema>, {
+    takesBody,
+    hasQuery: !!schema.querystring,
+  });
   for (const [status, s] of statuses) {
     if (s === ErrorResponse) response[status] = describeErrors(Number(status), url, takesBody);
-    else if (s === Deleted && samples) response[status] = describeSuccess(status, s, { data: { id: samples.id, deleted: true } });
+    else if (s === Deleted && samples)
+      response[status] = describeSuccess(status, s, { data: { id: samples.id, deleted: true } });
     else {
       const named = namedRecords(s);
       response[status] = describeSuccess(status, named.schema, named.example);
@@ -93,13 +113,20 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
   const body = schema.body && samples?.body(schema.body, schema.params ? 2 : Infinity);
   if (body) out.body = { ...schema.body, examples: [body] } as TSchema;
   if (schema.params?.properties.id && samples) {
-    out.params = Type.Object({ ...schema.params.properties, id: { ...schema.params.properties.id, examples: [samples.id] } });
+    out.params = Type.Object({
+      ...schema.params.properties,
+      id: { ...schema.params.properties.id, examples: [samples.id] },
+    });
   }
   if (takesBody) {
     out.headers = Type.Object({
       ...(schema.headers?.properties ?? {}),
       'x-actor': Type.Optional(
-        Type.String({ maxLength: 100, description: 'Who makes the change (a username), recorded in the activity log', examples: ['alice'] }),
+        Type.String({
+          maxLength: 100,
+          description: 'Who makes the change (a username), recorded in the activity log',
+          examples: ['alice'],
+        }),
       ),
     });
   }
@@ -114,7 +141,8 @@ const STATUS_TEXT: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'A
  */
 function describeSuccess(status: string, schema: TSchema & { description?: string }, example: unknown): TSchema {
   const single = (example as { data?: unknown } | undefined)?.data;
-  const etag = status === '304' || (single !== undefined && !Array.isArray(single) && !(single as { deleted?: boolean }).deleted);
+  const etag =
+    status === '304' || (single !== undefined && !Array.isArray(single) && !(single as { deleted?: boolean }).deleted);
   return {
     ...schema,
     'x-response-description': schema.description ?? STATUS_TEXT[status] ?? 'Success',

@@ -26,7 +26,6 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
-
 // Bodies are JSON: their types are taken as sent, never coerced ("42" is not a number).
 const bodyAjv = makeAjv({ coerceTypes: false });
 // Query strings and path parameters are text: their schema says how to read them (`limit=5` is 5).
@@ -35,7 +34,9 @@ const textAjv = makeAjv({ coerceTypes: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'body') return bodyAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
-  return numbersAsWritten(schema as Schema, textAjv.compile(schema as object)) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return numbersAsWritten(schema as Schema, textAjv.compile(schema as object)) as ReturnType<
+    FastifySchemaCompiler<unknown>
+  >;
 };
 
 type Schema = { type?: unknown; properties?: Record<string, Schema> };
@@ -62,7 +63,13 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
       for (const { key, type, pattern } of numeric) {
         const value = (data as Record<string, unknown>)[key];
         if (typeof value === 'string' && !pattern.test(value)) {
-          (written ??= []).push({ keyword: 'type', instancePath: `/${key}`, schemaPath: `#/properties/${key}/type`, params: { type }, message: `must be ${type}` });
+          (written ??= []).push({
+            keyword: 'type',
+            instancePath: `/${key}`,
+            schemaPath: `#/properties/${key}/type`,
+            params: { type },
+            message: `must be ${type}`,
+          });
         }
       }
     }

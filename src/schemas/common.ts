@@ -14,10 +14,23 @@ const NOT_BLANK = '\\S';
 export const NOT_BLANK_PATTERN = NOT_BLANK;
 
 export const Id = (prefix: string) =>
-  Type.String({ minLength: 1, maxLength: 100, description: `Identifier, \`${prefix}_…\``, examples: [`${prefix}_001`] });
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: `Identifier, \`${prefix}_…\``,
+    examples: [`${prefix}_001`],
+  });
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC', examples: ['2026-11-22T10:00:00.000Z'] });
-export const DateOnly = Type.String({ format: 'date', description: 'Calendar date, `YYYY-MM-DD`', examples: ['2026-11-22'] });
+export const Timestamp = Type.String({
+  format: 'date-time',
+  description: 'ISO 8601, UTC',
+  examples: ['2026-11-22T10:00:00.000Z'],
+});
+export const DateOnly = Type.String({
+  format: 'date',
+  description: 'Calendar date, `YYYY-MM-DD`',
+  examples: ['2026-11-22'],
+});
 
 /** A required, non-blank string of at most `max` characters (the pattern also rules out the empty string). */
 export const RequiredText = (max: number, extra: object = {}) =>
@@ -29,14 +42,18 @@ export const Name = RequiredText(LIMITS.name);
 export const Username = RequiredText(LIMITS.username, { examples: ['alice'] });
 export const Description = Text(LIMITS.text);
 
-/** A string restricted to a closed list: one `enum`, which reads better in errors and OpenAPI than a union of literals. */
+/** A string restricted to a closed list: one `enum`, clearer in errors and OpenAPI than a union of literals. */
 export const StringEnum = <const T extends readonly string[]>(values: T, extra: object = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...extra });
 
 /** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`; an `enum` admits null too. */
 export const Nullable = <T extends TSchema>(schema: T) => {
   const { type, enum: values, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
-  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
+  return Type.Unsafe<Static<T> | null>({
+    ...rest,
+    type: [type, 'null'],
+    ...(values ? { enum: [...values, null] } : {}),
+  });
 };
 
 /** A request body: unknown properties are dropped by the validator, never stored or echoed. */
@@ -52,18 +69,26 @@ export type IdParams = Static<typeof IdParams>;
 /** Optimistic concurrency: a write with `If-Match` happens only on the version it names (else 412). */
 export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(
-    Type.String({ description: 'ETag of the version this change is based on; `412 PRECONDITION_FAILED` if the record has changed since' }),
+    Type.String({
+      description:
+        'ETag of the version this change is based on; `412 PRECONDITION_FAILED` if the record has changed since',
+    }),
   ),
 });
 /** Conditional read: `If-None-Match` with the current ETag gives `304 Not Modified`. */
 export const IfNoneMatchHeaders = Type.Object({
-  'if-none-match': Type.Optional(Type.String({ description: 'ETag(s) you hold; `304` with no body if the record is unchanged' })),
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'ETag(s) you hold; `304` with no body if the record is unchanged' }),
+  ),
 });
 export const NotModified = Type.Null({ description: 'Not modified: the ETag you hold is current' });
 
 export const One = <T extends TSchema>(record: T) => Type.Object({ data: record });
 export const Many = <T extends TSchema>(record: T) =>
-  Type.Object({ data: Type.Array(record), count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }) });
+  Type.Object({
+    data: Type.Array(record),
+    count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }),
+  });
 export const Deleted = Type.Object({
   data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
 });
@@ -92,7 +117,8 @@ export function withDefaults<T extends object>(defaults: Readonly<Record<string,
   for (const key in defaults) {
     const value = defaults[key];
     const given = (input as Record<string, unknown>)[key];
-    out[key] = given !== undefined ? given : value !== null && typeof value === 'object' ? structuredClone(value) : value;
+    out[key] =
+      given !== undefined ? given : value !== null && typeof value === 'object' ? structuredClone(value) : value;
   }
   for (const [key, value] of Object.entries(input)) if (value !== undefined) out[key] = value;
   return out as T;

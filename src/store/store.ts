@@ -9,8 +9,8 @@ import type { TimeEntry } from '../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
 import type { ActivityLog, Collection } from './types.ts';
 
-/** Every collection of the service. */
-export interface Store {
+/** Every collection of the service: what a transaction sees and works on. */
+export interface Collections {
   readonly projects: Collection<Project>;
   readonly tasks: Collection<Task>;
   readonly teams: Collection<Team>;
@@ -20,10 +20,14 @@ export interface Store {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+}
+
+/** The collections, read outside any transaction, and the one way to change several of them together. */
+export interface Store extends Collections {
   /**
    * Runs `work` with exclusive write access: the checks it makes (a referenced record exists) still hold
    * when it writes, and a multi-record change (a cascade delete) is never seen half done by another write.
    */
-  transaction<R>(work: (tx: Store) => Promise<R>): Promise<R>;
+  transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }

@@ -17,7 +17,9 @@ const MAX_DELAY_MS = 2_147_483_647;
 export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
   if (!match) {
-    throw new Error(`invalid duration ${JSON.stringify(text)}: expected a number and a unit (ms, s, m or h), e.g. 500ms, 5s, 2h`);
+    throw new Error(
+      `invalid duration ${JSON.stringify(text)}: expected a number and a unit (ms, s, m or h), e.g. 500ms, 5s, 2h`,
+    );
   }
   const ms = Math.round(Number(match[1]) * UNITS[match[2]!]!);
   if (ms > MAX_DELAY_MS) throw new Error(`invalid duration ${JSON.stringify(text)}: longer than ${MAX_DELAY_MS} ms`);
@@ -36,7 +38,9 @@ export function parseSchedule(text: string): number[] {
     try {
       return parseDuration(step);
     } catch (err) {
-      throw new Error(`invalid retry schedule ${JSON.stringify(text)}, step ${i + 1}: ${(err as Error).message}`);
+      throw new Error(`invalid retry schedule ${JSON.stringify(text)}, step ${i + 1}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   });
 }

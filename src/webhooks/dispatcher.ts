@@ -58,13 +58,22 @@ export class WebhookDispatcher {
     // default of 10 listeners it would print a (false) leak warning.
     setMaxListeners(this.s.concurrency + 1, this.shutdown.signal);
     this.agent =
-      this.s.dispatcher ?? createGuardedAgent({ allowPrivate: this.s.allowPrivate, lookup: this.s.lookup, connectTimeoutMs: this.s.timeoutMs });
+      this.s.dispatcher ??
+      createGuardedAgent({
+        allowPrivate: this.s.allowPrivate,
+        lookup: this.s.lookup,
+        connectTimeoutMs: this.s.timeoutMs,
+      });
   }
 
   /** Queues `event` for `target`. Never throws, never waits; a full queue records the delivery as failed. */
   enqueue(target: DeliveryTarget, event: OutboundEvent): void {
     try {
-      if (this.closed) return this.s.log.warn({ webhookId: target.id, eventId: event.id }, 'webhook dispatcher closed: delivery dropped');
+      if (this.closed)
+        return this.s.log.warn(
+          { webhookId: target.id, eventId: event.id },
+          'webhook dispatcher closed: delivery dropped',
+        );
       this.admit(target, event);
     } catch (err) {
       this.s.log.error({ err, webhookId: target.id, eventId: event.id }, 'webhook delivery could not be queued');
@@ -109,12 +118,17 @@ export class WebhookDispatcher {
     const dropped = [...this.queue.drain(), ...this.retrying];
     for (const d of dropped) this.abandon(d);
     if (dropped.length > 0) {
-      const shown = dropped.slice(0, SHOWN_ON_CLOSE).map((d) => ({ webhookId: d.target.id, eventId: d.eventId, eventType: d.eventType, attempt: d.attempt }));
+      const shown = dropped
+        .slice(0, SHOWN_ON_CLOSE)
+        .map((d) => ({ webhookId: d.target.id, eventId: d.eventId, eventType: d.eventType, attempt: d.attempt }));
       this.s.log.warn({ count: dropped.length, deliveries: shown }, 'webhook deliveries abandoned at shutdown');
     }
     await this.queue.idle(graceMs);
     if (this.queue.inFlight.size > 0) {
-      this.s.log.warn({ count: this.queue.inFlight.size }, 'webhook requests still in flight after the grace period: aborting');
+      this.s.log.warn(
+        { count: this.queue.inFlight.size },
+        'webhook requests still in flight after the grace period: aborting',
+      );
       this.shutdown.abort();
       await this.queue.idle(1_000);
     }
@@ -124,7 +138,15 @@ export class WebhookDispatcher {
 
   /** Records a first attempt and queues it; with the queue full, records it failed at once (nothing else is done). */
   private admit(target: DeliveryTarget, event: OutboundEvent): DeliveryRecord {
-    const d: Delivery = { target, event, eventId: event.id, eventType: event.type, attempt: 0, cancelled: false, record: undefined! };
+    const d: Delivery = {
+      target,
+      event,
+      eventId: event.id,
+      eventType: event.type,
+      attempt: 0,
+      cancelled: false,
+      record: undefined!,
+    };
     this.nextAttempt(d);
     if (this.alive >= this.s.maxQueue) {
       this.complete(d, 'failed', { responseStatus: null, error: 'queue full', durationMs: null });
@@ -155,8 +177,18 @@ export class WebhookDispatcher {
   private nextAttempt(d: Delivery): void {
     d.attempt++;
     d.record = {
-      id: this.s.ids('dlv'), webhookId: d.target.id, eventId: d.eventId, eventType: d.eventType, attempt: d.attempt, status: 'pending',
-      responseStatus: null, error: null, durationMs: null, createdAt: iso(this.s.clock.now()), completedAt: null, nextAttemptAt: null,
+      id: this.s.ids('dlv'),
+      webhookId: d.target.id,
+      eventId: d.eventId,
+      eventType: d.eventType,
+      attempt: d.attempt,
+      status: 'pending',
+      responseStatus: null,
+      error: null,
+      durationMs: null,
+      createdAt: iso(this.s.clock.now()),
+      completedAt: null,
+      nextAttemptAt: null,
     };
     this.history.add(d.record, d);
   }
@@ -180,12 +212,29 @@ export class WebhookDispatcher {
     } catch (err) {
       // Cannot happen with the service's own secrets and records; final, since no retry would fare better.
       this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery could not be signed');
-      return { outcome: 'invalid', responseStatus: null, error: `could not be signed: ${describeError(err)}`, retryAfter: undefined, durationMs: 0 };
+      return {
+        outcome: 'invalid',
+        responseStatus: null,
+        error: `could not be signed: ${describeError(err)}`,
+        retryAfter: undefined,
+        durationMs: 0,
+      };
     }
     const { timeoutMs } = this.s;
-    return sendOnce({ dispatcher: this.agent, url: d.target.url, headers, body, timeoutMs, shutdown: this.shutdown.signal }).catch(
-      (err: unknown): AttemptResult => ({ outcome: 'network', responseStatus: null, error: describeError(err), retryAfter: undefined, durationMs: 0 }),
-    );
+    return sendOnce({
+      dispatcher: this.agent,
+      url: d.target.url,
+      headers,
+      body,
+      timeoutMs,
+      shutdown: this.shutdown.signal,
+    }).catch((err: unknown): AttemptResult => ({
+      outcome: 'network',
+      responseStatus: null,
+      error: describeError(err),
+      retryAfter: undefined,
+      durationMs: 0,
+    }));
   }
 
   /** {@link precheck} of a URL, remembered: every delivery to a webhook asks it of the same URL. */
@@ -201,7 +250,11 @@ export class WebhookDispatcher {
   /** The payload of an event, made when first sent (and shared by its deliveries to several webhooks). */
   private bodyOf(event: OutboundEvent): string {
     let body = this.bodies.get(event);
-    if (body === undefined) this.bodies.set(event, (body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })));
+    if (body === undefined)
+      this.bodies.set(
+        event,
+        (body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })),
+      );
     return body;
   }
 
@@ -265,7 +318,11 @@ export class WebhookDispatcher {
   /** Gives up on a delivery because the dispatcher is closing; an attempt not yet made is recorded as failed. */
   private abandon(d: Delivery): void {
     if (d.record.status === 'pending') {
-      this.complete(d, 'failed', { responseStatus: null, error: 'abandoned: dispatcher closed before this attempt', durationMs: null });
+      this.complete(d, 'failed', {
+        responseStatus: null,
+        error: 'abandoned: dispatcher closed before this attempt',
+        durationMs: null,
+      });
     }
     this.abandoned++;
     this.cancel(d);

@@ -14,7 +14,7 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** Requests in flight at once; the rest wait in a FIFO queue. Default 16. */
   concurrency?: number;
-  /** Deliveries alive at once (queued, in flight or waiting to retry); more are dropped as `queue full`. Default 10 000. */
+  /** Deliveries alive at once (queued, in flight or waiting to retry); more are dropped. Default 10 000. */
   maxQueue?: number;
   /** Attempt records kept per webhook, oldest dropped. Default 100. */
   historyPerWebhook?: number;
@@ -53,7 +53,8 @@ export function resolveOptions(opts: DispatcherOptions): Settings {
     ...stripUndefined(opts),
   };
   for (const key of ['timeoutMs', 'concurrency', 'maxQueue', 'historyPerWebhook'] as const) {
-    if (!Number.isInteger(s[key]) || s[key] < 1) throw new Error(`WebhookDispatcher: ${key} must be a positive integer, got ${s[key]}`);
+    if (!Number.isInteger(s[key]) || s[key] < 1)
+      throw new Error(`WebhookDispatcher: ${key} must be a positive integer, got ${s[key]}`);
   }
   if (!s.retrySchedule.every((ms) => Number.isFinite(ms) && ms >= 0)) {
     throw new Error('WebhookDispatcher: retrySchedule must hold non-negative numbers of milliseconds');

@@ -42,7 +42,12 @@ export interface RetryPolicy {
 }
 
 /** The wait before retrying after failed attempt number `attempt` (1-based), or `null` when the schedule is spent. */
-export function delayBeforeRetry(attempt: number, retryAfter: string | undefined, now: Date, policy: RetryPolicy): number | null {
+export function delayBeforeRetry(
+  attempt: number,
+  retryAfter: string | undefined,
+  now: Date,
+  policy: RetryPolicy,
+): number | null {
   const step = policy.retrySchedule[attempt - 1];
   if (step === undefined) return null;
   const { maxStepMs: capMs, jitter, random } = policy;

@@ -16,7 +16,7 @@ export interface Attempt {
 }
 
 export interface AttemptResult {
-  /** `ok`: a 2xx within the timeout. `http`: any other answer. The rest: no usable answer (`invalid`: see {@link precheck}). */
+  /** `ok`: a 2xx in time. `http`: any other answer. The rest: no usable answer (`invalid`: see {@link precheck}). */
   outcome: 'ok' | 'http' | 'timeout' | 'network' | 'refused' | 'aborted' | 'invalid';
   responseStatus: number | null;
   error: string | null;
@@ -37,7 +37,9 @@ export function precheck(url: string): AttemptResult | null {
       : isReservedName(target.hostname)
         ? `getaddrinfo ENOTFOUND ${target.hostname} (a reserved name: never resolves; not retried)`
         : null;
-  return error === null ? null : { outcome: 'invalid', responseStatus: null, error, retryAfter: undefined, durationMs: 0 };
+  return error === null
+    ? null
+    : { outcome: 'invalid', responseStatus: null, error, retryAfter: undefined, durationMs: 0 };
 }
 
 /**
@@ -45,7 +47,14 @@ export function precheck(url: string): AttemptResult | null {
  * and the body; redirects are not followed (undici's `request` follows none); the response body is drained up to
  * `MAX_RESPONSE_BYTES`.
  */
-export async function sendOnce({ dispatcher, url, headers, body, timeoutMs, shutdown }: Attempt): Promise<AttemptResult> {
+export async function sendOnce({
+  dispatcher,
+  url,
+  headers,
+  body,
+  timeoutMs,
+  shutdown,
+}: Attempt): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const controller = new AbortController();
@@ -68,7 +77,13 @@ export async function sendOnce({ dispatcher, url, headers, body, timeoutMs, shut
     retryAfter = Array.isArray(header) ? header[0] : header;
     await drain(res.body);
     const ok = responseStatus >= 200 && responseStatus < 300;
-    return { outcome: ok ? 'ok' : 'http', responseStatus, error: ok ? null : httpError(responseStatus), retryAfter, durationMs: elapsed() };
+    return {
+      outcome: ok ? 'ok' : 'http',
+      responseStatus,
+      error: ok ? null : httpError(responseStatus),
+      retryAfter,
+      durationMs: elapsed(),
+    };
   } catch (err) {
     const reading = responseStatus === null ? '' : ` (HTTP ${responseStatus}, reading the response body)`;
     const base = { responseStatus, retryAfter, durationMs: elapsed() };

@@ -9,7 +9,8 @@ const PREFIX = 'whsec_';
 export function signingKey(secret: string): Buffer {
   const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
   // Strict (whole 4-character groups), as the Standard Webhooks verifiers decode it.
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) throw new Error('webhook secret is not base64 after the whsec_ prefix');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0)
+    throw new Error('webhook secret is not base64 after the whsec_ prefix');
   const key = Buffer.from(encoded, 'base64');
   if (key.length === 0) throw new Error('webhook secret is empty');
   return key;
@@ -28,7 +29,12 @@ export function sign(secret: string | Buffer, msgId: string, timestampSeconds: n
 export const USER_AGENT = 'pm-service-webhooks/1';
 
 /** The headers of one attempt: the event id stays the same on every attempt, the timestamp and signature do not. */
-export function webhookHeaders(key: Buffer, eventId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function webhookHeaders(
+  key: Buffer,
+  eventId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,

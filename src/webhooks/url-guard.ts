@@ -55,7 +55,8 @@ export function classifyAddress(address: string): RefusedKind | null {
   const v6 = ip as ipaddr.IPv6;
   const range = v6.range();
   // Ranges that carry an IPv4 address a translator may forward to: judge the embedded address.
-  if (range === 'rfc6145' || (range === 'rfc6052' && v6.match(NAT64))) return classifyEmbedded(v6.parts[6]!, v6.parts[7]!);
+  if (range === 'rfc6145' || (range === 'rfc6052' && v6.match(NAT64)))
+    return classifyEmbedded(v6.parts[6]!, v6.parts[7]!);
   if (range === '6to4') return classifyEmbedded(v6.parts[1]!, v6.parts[2]!);
   if (range === 'unicast') return v6.match(IANA_RESERVED_V6) ? 'reserved' : null;
   return V6_KINDS[range] ?? 'reserved';
@@ -108,7 +109,8 @@ export function guardedLookup(base: LookupFunction = dns.lookup as unknown as Lo
   return (hostname, options, callback) => {
     base(hostname, { ...options, all: true }, (err, result, family) => {
       if (err) return callback(err, '', undefined);
-      const addresses: LookupAddress[] = typeof result === 'string' ? [{ address: result, family: family ?? isIP(result) }] : result;
+      const addresses: LookupAddress[] =
+        typeof result === 'string' ? [{ address: result, family: family ?? isIP(result) }] : result;
       if (addresses.length === 0) {
         const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
         notFound.code = 'ENOTFOUND';

@@ -24,9 +24,12 @@ let base: string;
 
 before(async () => {
   server = await startServer([
-    '--headers-timeout-ms', String(HEADERS_MS),
-    '--request-timeout-ms', String(REQUEST_MS),
-    '--keep-alive-timeout-ms', String(KEEP_ALIVE_MS),
+    '--headers-timeout-ms',
+    String(HEADERS_MS),
+    '--request-timeout-ms',
+    String(REQUEST_MS),
+    '--keep-alive-timeout-ms',
+    String(KEEP_ALIVE_MS),
   ]);
   base = server.baseUrl;
   port = Number(new URL(base).port);
@@ -64,24 +67,39 @@ async function servedMeanwhile(abuse: Promise<unknown>, path = '/api/health'): P
 }
 
 test('slow headers (one header line every 100 ms, never finished): 408 in the error shape and the connection closed after HEADERS_TIMEOUT_MS', async (t) => {
-  const slow = rawExchange(port, ['GET /api/health HTTP/1.1\r\nHost: x\r\n'], { everyMs: 100, trickle: 'X-Slow: 1\r\n', giveUpMs: 8_000 });
+  const slow = rawExchange(port, ['GET /api/health HTTP/1.1\r\nHost: x\r\n'], {
+    everyMs: 100,
+    trickle: 'X-Slow: 1\r\n',
+    giveUpMs: 8_000,
+  });
   const times = await servedMeanwhile(slow);
   const res = await slow;
   assertErrorAnswer(res, 408, 'REQUEST_TIMEOUT');
-  assert.ok(res.closedAfterMs >= HEADERS_MS - 50 && res.closedAfterMs <= HEADERS_MS + SLACK_MS, `closed after ${res.closedAfterMs} ms`);
-  t.diagnostic(`slow headers closed after ${Math.round(res.closedAfterMs)} ms; normal requests meanwhile: ${times.join(', ')} ms`);
+  assert.ok(
+    res.closedAfterMs >= HEADERS_MS - 50 && res.closedAfterMs <= HEADERS_MS + SLACK_MS,
+    `closed after ${res.closedAfterMs} ms`,
+  );
+  t.diagnostic(
+    `slow headers closed after ${Math.round(res.closedAfterMs)} ms; normal requests meanwhile: ${times.join(', ')} ms`,
+  );
 });
 
 test('a body that never finishes (one byte every 200 ms of 100 announced): 408 after REQUEST_TIMEOUT_MS, and nothing is created', async (t) => {
   const before = (await timedGet(`${base}/api/projects`)).body.count;
-  const head = 'POST /api/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"nev';
+  const head =
+    'POST /api/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"nev';
   const slow = rawExchange(port, [head], { everyMs: 200, trickle: 'e', giveUpMs: 8_000 });
   const times = await servedMeanwhile(slow, '/api/projects');
   const res = await slow;
   assertErrorAnswer(res, 408, 'REQUEST_TIMEOUT');
-  assert.ok(res.closedAfterMs >= REQUEST_MS - 50 && res.closedAfterMs <= REQUEST_MS + SLACK_MS, `closed after ${res.closedAfterMs} ms`);
+  assert.ok(
+    res.closedAfterMs >= REQUEST_MS - 50 && res.closedAfterMs <= REQUEST_MS + SLACK_MS,
+    `closed after ${res.closedAfterMs} ms`,
+  );
   assert.equal((await timedGet(`${base}/api/projects`)).body.count, before);
-  t.diagnostic(`endless body closed after ${Math.round(res.closedAfterMs)} ms; normal requests meanwhile: ${times.join(', ')} ms`);
+  t.diagnostic(
+    `endless body closed after ${Math.round(res.closedAfterMs)} ms; normal requests meanwhile: ${times.join(', ')} ms`,
+  );
 });
 
 test('headers over MAX_HEADER_SIZE (16 KiB): one huge header or 1,000 headers get 431 in the error shape; 200 small ones are served', async () => {
@@ -105,7 +123,8 @@ test('bytes that are not HTTP (garbage, a bad header, a bad chunk size, two Cont
     'POST /api/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
     '\u0000\u0001\u0002\r\n\r\n',
   ];
-  for (const raw of cases) assertErrorAnswer(await rawExchange(port, [raw], { giveUpMs: 5_000 }), 400, 'VALIDATION_ERROR');
+  for (const raw of cases)
+    assertErrorAnswer(await rawExchange(port, [raw], { giveUpMs: 5_000 }), 400, 'VALIDATION_ERROR');
   assert.equal((await timedGet(`${base}/api/projects`)).body.count, 5);
 });
 
@@ -144,26 +163,40 @@ test('a flood of 500 idle connections (250 after a keep-alive request, 250 silen
     const slowest = Math.max(...closedAfter);
     assert.ok(slowest <= deadline, `the last idle connection was closed after ${slowest} ms`);
     assert.equal((await timedGet(`${base}/api/health`)).status, 200);
-    t.diagnostic(`500 idle connections all closed by the server, the last after ${Math.round(slowest)} ms; normal requests meanwhile: ${times.join(', ')} ms`);
+    t.diagnostic(
+      `500 idle connections all closed by the server, the last after ${Math.round(slowest)} ms; normal requests meanwhile: ${times.join(', ')} ms`,
+    );
   } finally {
     for (const s of sockets) s.socket.destroy();
   }
 });
 
 test('nothing above was logged as a server error', () => {
-  const lines = server.output().split('\n').filter((l) => l.startsWith('{'));
+  const lines = server
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'));
   const errors = lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50);
   assert.deepEqual(errors, []);
 });
 
 test('connections beyond MAX_CONNECTIONS are closed at once; the accepted ones are served, and room frees up as they time out', async (t) => {
-  const limited = await startServer(['--max-connections', '20', '--headers-timeout-ms', String(HEADERS_MS), '--keep-alive-timeout-ms', String(KEEP_ALIVE_MS)]);
+  const limited = await startServer([
+    '--max-connections',
+    '20',
+    '--headers-timeout-ms',
+    String(HEADERS_MS),
+    '--keep-alive-timeout-ms',
+    String(KEEP_ALIVE_MS),
+  ]);
   t.after(() => limited.child.kill('SIGKILL'));
   const lport = Number(new URL(limited.baseUrl).port);
   const held = await Promise.all(Array.from({ length: 19 }, () => openSocket(lport)));
   try {
     for (const s of held) s.on('error', () => {});
-    const served = await rawExchange(lport, ['GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], { giveUpMs: 3_000 });
+    const served = await rawExchange(lport, ['GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], {
+      giveUpMs: 3_000,
+    });
     assert.equal(served.status, 200, 'the 20th connection is served');
     // Hold the 20th slot again, then try a 21st.
     held.push(await openSocket(lport));

@@ -13,22 +13,35 @@ test('connection limits: production defaults, read from the environment and flag
     { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1500', KEEP_ALIVE_TIMEOUT_MS: '2000', MAX_HEADER_SIZE: '8192' },
     ['--max-connections', '50', '--headers-timeout-ms', '1200'],
   );
-  assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs, c.maxHeaderSize, c.maxConnections], [1200, 1500, 2000, 8192, 50]);
+  assert.deepEqual(
+    [c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs, c.maxHeaderSize, c.maxConnections],
+    [1200, 1500, 2000, 8192, 50],
+  );
 });
 
 test('connection limits: bad values are refused, naming them; the request timeout may not be shorter than the headers timeout', () => {
-  assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '10' }, []), (e: Error) => e instanceof ConfigError && /HEADERS_TIMEOUT_MS/.test(e.message));
+  assert.throws(
+    () => loadConfig({ HEADERS_TIMEOUT_MS: '10' }, []),
+    (e: Error) => e instanceof ConfigError && /HEADERS_TIMEOUT_MS/.test(e.message),
+  );
   assert.throws(() => loadConfig({ MAX_HEADER_SIZE: 'big' }, []), /MAX_HEADER_SIZE/);
   assert.throws(() => loadConfig({ MAX_CONNECTIONS: '0' }, []), /MAX_CONNECTIONS/);
   assert.throws(
     () => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, []),
-    (e: Error) => e instanceof ConfigError && /REQUEST_TIMEOUT_MS/.test(e.message) && /HEADERS_TIMEOUT_MS/.test(e.message),
+    (e: Error) =>
+      e instanceof ConfigError && /REQUEST_TIMEOUT_MS/.test(e.message) && /HEADERS_TIMEOUT_MS/.test(e.message),
   );
 });
 
 test('buildApp applies them to the HTTP server', async (t) => {
   const app = await buildApp({
-    config: { logLevel: 'silent', headersTimeoutMs: 1_000, requestTimeoutMs: 1_500, keepAliveTimeoutMs: 2_000, maxConnections: 7 },
+    config: {
+      logLevel: 'silent',
+      headersTimeoutMs: 1_000,
+      requestTimeoutMs: 1_500,
+      keepAliveTimeoutMs: 2_000,
+      maxConnections: 7,
+    },
   });
   t.after(() => app.close());
   assert.equal(app.server.headersTimeout, 1_000);

@@ -32,7 +32,11 @@ export function parseResponse(raw: string): Pick<RawAnswer, 'status' | 'headers'
   }
   const length = Number(headers['content-length'] ?? NaN);
   const rest = raw.slice(end + 4);
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: Number.isNaN(length) ? rest : rest.slice(0, length) };
+  return {
+    status: Number(statusLine!.split(' ')[1]),
+    headers,
+    body: Number.isNaN(length) ? rest : rest.slice(0, length),
+  };
 }
 
 /**
@@ -89,7 +93,13 @@ export function timedGet(url: string, timeoutMs = 5_000): Promise<{ status: numb
     const req = get(url, { agent: false, timeout: timeoutMs }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body: text === '' ? undefined : JSON.parse(text) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          ms: performance.now() - started,
+          body: text === '' ? undefined : JSON.parse(text),
+        }),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));
     req.on('error', reject);

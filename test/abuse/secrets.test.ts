@@ -39,7 +39,9 @@ test('a webhook secret appears only in its 201 create answer: not in any other a
   const ok = await receiver(t, 204);
   const failing = await receiver(t, 500);
   const gone = await receiver(t, 410);
-  const server = await startServer(['--log-level', 'debug', '--webhook-retry-schedule', '50ms,50ms'], { WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const server = await startServer(['--log-level', 'debug', '--webhook-retry-schedule', '50ms,50ms'], {
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
   t.after(() => server.child.kill('SIGKILL'));
 
   const seen: Seen[] = [];
@@ -57,7 +59,11 @@ test('a webhook secret appears only in its 201 create answer: not in any other a
 
   // Three webhooks, each told apart by its secret.
   const hooks: { id: string; secret: string; createAnswer: number }[] = [];
-  for (const [url, events] of [[ok.url, ['*']], [failing.url, ['task.created', 'project.updated']], [gone.url, ['project.created']]] as const) {
+  for (const [url, events] of [
+    [ok.url, ['*']],
+    [failing.url, ['task.created', 'project.updated']],
+    [gone.url, ['project.created']],
+  ] as const) {
     const created = await call('POST', '/api/webhooks', { url, events, description: 'secret sweep' });
     assert.equal(created.status, 201);
     assert.match(created.body.data.secret, /^whsec_[A-Za-z0-9]{12}$/);
@@ -66,11 +72,21 @@ test('a webhook secret appears only in its 201 create answer: not in any other a
 
   // Events, so that deliveries are made, retried, refused and answered 410 (which switches a webhook off).
   const project = await call('POST', '/api/projects', { name: 'Sweep', teamId: 'team_001' }, { 'x-actor': 'alice' });
-  await call('PUT', `/api/projects/${project.body.data.id}`, { name: 'Sweep 2', teamId: 'team_001' }, { 'x-actor': 'bob' });
+  await call(
+    'PUT',
+    `/api/projects/${project.body.data.id}`,
+    { name: 'Sweep 2', teamId: 'team_001' },
+    { 'x-actor': 'bob' },
+  );
   const task = await call('POST', '/api/tasks', { projectId: project.body.data.id, title: 'Leak?', assignee: 'carol' });
   await call('POST', '/api/comments', { targetType: 'task', targetId: task.body.data.id, author: 'alice', body: 'hi' });
   await call('POST', '/api/milestones', { projectId: project.body.data.id, title: 'M', status: 'reached' });
-  await call('POST', '/api/activity-log', { action: 'sprint.started', actor: 'alice', resourceType: 'project', resourceId: project.body.data.id });
+  await call('POST', '/api/activity-log', {
+    action: 'sprint.started',
+    actor: 'alice',
+    resourceType: 'project',
+    resourceId: project.body.data.id,
+  });
   for (const h of hooks) await call('POST', `/api/webhooks/${h.id}/ping`);
   await sleep(800); // deliveries and their retries (50 ms apart) settle
 
@@ -97,7 +113,8 @@ test('a webhook secret appears only in its 201 create answer: not in any other a
     const list = await call('GET', `/api/${name}`);
     for (const record of list.body.data) await call('GET', `/api/${name}/${record.id}`);
   }
-  for (const q of ['?active=true', '?active=false', '?event=*', '?event=task.created']) await call('GET', `/api/webhooks${q}`);
+  for (const q of ['?active=true', '?active=false', '?event=*', '?event=task.created'])
+    await call('GET', `/api/webhooks${q}`);
   const activity = await call('GET', '/api/activity-log?limit=100000');
   for (const entry of activity.body.data) await call('GET', `/api/activity-log/${entry.id}`);
   await call('GET', '/api/activity-log?resourceType=webhook');
@@ -120,8 +137,21 @@ test('a webhook secret appears only in its 201 create answer: not in any other a
     assert.equal(log.includes(h.secret.slice('whsec_'.length)), false, `secret of ${h.id} (without prefix) in the log`);
   }
   const delivered = [...ok.received, ...failing.received, ...gone.received];
-  assert.ok(ok.received.length > 0 && failing.received.length > 1 && gone.received.length > 0, 'every receiver was called');
-  for (const h of hooks) assert.equal(delivered.some((r) => r.includes(h.secret)), false, `secret of ${h.id} sent in a delivery`);
-  assert.equal(seen.some((s) => s.status >= 500), false);
-  t.diagnostic(`${seen.length} answers, ${log.split('\n').length} log lines and ${delivered.length} deliveries searched for ${hooks.length} secrets`);
+  assert.ok(
+    ok.received.length > 0 && failing.received.length > 1 && gone.received.length > 0,
+    'every receiver was called',
+  );
+  for (const h of hooks)
+    assert.equal(
+      delivered.some((r) => r.includes(h.secret)),
+      false,
+      `secret of ${h.id} sent in a delivery`,
+    );
+  assert.equal(
+    seen.some((s) => s.status >= 500),
+    false,
+  );
+  t.diagnostic(
+    `${seen.length} answers, ${log.split('\n').length} log lines and ${delivered.length} deliveries searched for ${hooks.length} secrets`,
+  );
 });

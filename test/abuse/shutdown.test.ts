@@ -27,7 +27,11 @@ function halfSent(base: string, path: string, payload: string, agent: Agent | fa
   const answer = new Promise<Answer>((resolve, reject) => {
     const req = request(
       new URL(path, base),
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': bytes.length, 'x-actor': 'alice' } },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': bytes.length, 'x-actor': 'alice' },
+      },
       (res: IncomingMessage) => {
         let text = '';
         res.setEncoding('utf8').on('data', (d: string) => (text += d));
@@ -62,7 +66,11 @@ test(`SIGTERM with ${IN_FLIGHT} requests in flight and a hung webhook delivery: 
     body: JSON.stringify({ url: hookUrl, events: ['project.created'] }),
   });
   assert.equal(hook.status, 201);
-  const projects = await fetch(`${base}/api/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Before"}' });
+  const projects = await fetch(`${base}/api/projects`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"name":"Before"}',
+  });
   assert.equal(projects.status, 201); // its delivery is now hanging on the receiver
 
   // Idle keep-alive connections, open when the signal comes: they must not keep the process up.
@@ -72,9 +80,17 @@ test(`SIGTERM with ${IN_FLIGHT} requests in flight and a hung webhook delivery: 
     idle.destroy();
     pooled.destroy();
   });
-  await Promise.all(Array.from({ length: 20 }, () => new Promise<void>((resolve, reject) => {
-    request(new URL('/api/health', base), { agent: idle }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
-  })));
+  await Promise.all(
+    Array.from(
+      { length: 20 },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          request(new URL('/api/health', base), { agent: idle }, (res) => res.resume().on('end', resolve))
+            .on('error', reject)
+            .end();
+        }),
+    ),
+  );
 
   // Requests in flight: headers and half of each body sent; half on keep-alive connections, half on their own.
   const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => {
@@ -82,7 +98,11 @@ test(`SIGTERM with ${IN_FLIGHT} requests in flight and a hung webhook delivery: 
     const kind = i % 3;
     const path = kind === 0 ? '/api/projects' : kind === 1 ? '/api/tasks' : '/api/time-entries';
     const body =
-      kind === 0 ? { name } : kind === 1 ? { projectId: 'proj_002', title: name, assignee: 'bob' } : { taskId: 'task_004', username: 'bob', hours: 1.5, description: name };
+      kind === 0
+        ? { name }
+        : kind === 1
+          ? { projectId: 'proj_002', title: name, assignee: 'bob' }
+          : { taskId: 'task_004', username: 'bob', hours: 1.5, description: name };
     return { kind, name, ...halfSent(base, path, JSON.stringify(body), i % 2 === 0 ? pooled : false) };
   });
   await sleep(500); // every request's headers are in and its handler waits for the rest of the body
@@ -112,5 +132,7 @@ test(`SIGTERM with ${IN_FLIGHT} requests in flight and a hung webhook delivery: 
   assert.match(log, /shutting down/);
   assert.match(log, /webhook/); // the hung delivery was given up and named in the log
   assert.doesNotMatch(log, /"level":60/);
-  t.diagnostic(`${IN_FLIGHT} in-flight requests all answered 201; exit code 0 after ${Math.round(exitedAfter)} ms (grace ${GRACE_MS} ms)`);
+  t.diagnostic(
+    `${IN_FLIGHT} in-flight requests all answered 201; exit code 0 after ${Math.round(exitedAfter)} ms (grace ${GRACE_MS} ms)`,
+  );
 });

@@ -15,9 +15,18 @@ test('parseInstant: ISO 8601 instants, UTC when no zone, a date alone as its fir
 
 test('nextTimestamp is strictly later than the previous one, even when the clock has not moved or went back', () => {
   const clock = (iso: string) => ({ now: () => new Date(iso) });
-  assert.equal(nextTimestamp(clock('2026-11-22T10:00:01.000Z'), '2026-11-22T10:00:00.000Z'), '2026-11-22T10:00:01.000Z');
-  assert.equal(nextTimestamp(clock('2026-11-22T10:00:00.000Z'), '2026-11-22T10:00:00.000Z'), '2026-11-22T10:00:00.001Z');
-  assert.equal(nextTimestamp(clock('2026-11-22T09:00:00.000Z'), '2026-11-22T10:00:00.000Z'), '2026-11-22T10:00:00.001Z');
+  assert.equal(
+    nextTimestamp(clock('2026-11-22T10:00:01.000Z'), '2026-11-22T10:00:00.000Z'),
+    '2026-11-22T10:00:01.000Z',
+  );
+  assert.equal(
+    nextTimestamp(clock('2026-11-22T10:00:00.000Z'), '2026-11-22T10:00:00.000Z'),
+    '2026-11-22T10:00:00.001Z',
+  );
+  assert.equal(
+    nextTimestamp(clock('2026-11-22T09:00:00.000Z'), '2026-11-22T10:00:00.000Z'),
+    '2026-11-22T10:00:00.001Z',
+  );
 });
 
 test('randomAlphanumeric gives the asked length of alphanumerics, different each time', () => {

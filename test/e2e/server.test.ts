@@ -54,11 +54,15 @@ test('SIGTERM: the listener closes, a request already in flight completes, the p
 
   // Send the headers and half the body, then signal, then finish the body: the request is in flight.
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.write(payload.slice(0, 5));
     setTimeout(() => {

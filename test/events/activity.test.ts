@@ -11,7 +11,11 @@ const brief = (e: any) => [e.action, e.actor, e.resourceType, e.resourceId, e.me
 
 test('creating a task writes task.created, and task.assigned when it has an assignee', async (t) => {
   const { api } = await testApp(t);
-  const res = await api.post('/api/tasks', { projectId: 'proj_002', title: 'Ship', assignee: 'bob' }, { 'x-actor': 'alice' });
+  const res = await api.post(
+    '/api/tasks',
+    { projectId: 'proj_002', title: 'Ship', assignee: 'bob' },
+    { 'x-actor': 'alice' },
+  );
   const id = res.body.data.id;
   const entries = await newEntries(api);
   assert.deepEqual(entries.map(brief), [
@@ -37,12 +41,18 @@ test('an update that changes nothing writes nothing; without X-Actor the actor i
   await api.patch('/api/tasks/task_006', { status: 'todo', title: 'Deprecate the v1 auth endpoints' });
   assert.deepEqual(await newEntries(api), []);
   await api.patch('/api/tasks/task_006', { priority: 'low' });
-  assert.deepEqual((await newEntries(api)).map(brief), [['task.updated', 'system', 'task', 'task_006', { fields: ['priority'] }]]);
+  assert.deepEqual((await newEntries(api)).map(brief), [
+    ['task.updated', 'system', 'task', 'task_006', { fields: ['priority'] }],
+  ]);
 });
 
 test('project.updated carries the names of the fields that changed; delete writes project.deleted', async (t) => {
   const { api } = await testApp(t);
-  await api.put('/api/projects/proj_005', { name: 'Wiki', description: 'One place for team documentation', status: 'active' });
+  await api.put('/api/projects/proj_005', {
+    name: 'Wiki',
+    description: 'One place for team documentation',
+    status: 'active',
+  });
   await api.delete('/api/projects/proj_005', { 'x-actor': 'dana' });
   assert.deepEqual((await newEntries(api)).map(brief), [
     ['project.updated', 'system', 'project', 'proj_005', { fields: ['name', 'status'] }],
@@ -65,7 +75,9 @@ test('webhook.created carries the events and never the secret', async (t) => {
   const { api } = await testApp(t);
   const res = await api.post('/api/webhooks', { url: 'https://h.example.com/x', events: ['task.created', '*'] });
   const entries = await newEntries(api);
-  assert.deepEqual(entries.map(brief), [['webhook.created', 'system', 'webhook', res.body.data.id, { events: ['task.created', '*'] }]]);
+  assert.deepEqual(entries.map(brief), [
+    ['webhook.created', 'system', 'webhook', res.body.data.id, { events: ['task.created', '*'] }],
+  ]);
   const log = await api.get('/api/activity-log');
   assert.equal(log.text.includes(res.body.data.secret), false);
 });
@@ -77,22 +89,33 @@ test('comment changes are by the comment author unless X-Actor says otherwise; e
   const team = await api.post('/api/teams', { name: 'Ops' });
   const te = await api.post('/api/time-entries', { taskId: 'task_001', username: 'dana', hours: 1 });
   await api.delete(`/api/time-entries/${te.body.data.id}`);
-  assert.deepEqual((await newEntries(api)).map((e: any) => [e.action, e.actor, e.resourceId]), [
-    ['comment.created', 'erin', c.body.data.id],
-    ['comment.updated', 'dana', c.body.data.id],
-    ['team.created', 'system', team.body.data.id],
-    ['time_entry.created', 'system', te.body.data.id],
-    ['time_entry.deleted', 'system', te.body.data.id],
-  ]);
+  assert.deepEqual(
+    (await newEntries(api)).map((e: any) => [e.action, e.actor, e.resourceId]),
+    [
+      ['comment.created', 'erin', c.body.data.id],
+      ['comment.updated', 'dana', c.body.data.id],
+      ['team.created', 'system', team.body.data.id],
+      ['time_entry.created', 'system', te.body.data.id],
+      ['time_entry.deleted', 'system', te.body.data.id],
+    ],
+  );
 });
 
 test('posting an activity entry or a notification writes no further entry; a refused request writes none', async (t) => {
   const { api } = await testApp(t);
-  await api.post('/api/activity-log', { action: 'sprint.started', actor: 'alice', resourceType: 'project', resourceId: 'proj_002' });
+  await api.post('/api/activity-log', {
+    action: 'sprint.started',
+    actor: 'alice',
+    resourceType: 'project',
+    resourceId: 'proj_002',
+  });
   await api.post('/api/notifications', { username: 'bob', type: 'project_updated', message: 'x' });
   await api.post('/api/tasks', { projectId: 'proj_nope', title: 'x' });
   await api.patch('/api/tasks/task_001', { status: 'bogus' });
-  assert.deepEqual((await newEntries(api)).map((e: any) => e.action), ['sprint.started']);
+  assert.deepEqual(
+    (await newEntries(api)).map((e: any) => e.action),
+    ['sprint.started'],
+  );
 });
 
 test('a failing consumer neither fails the request nor stops the other consumers', async (t) => {

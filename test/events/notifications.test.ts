@@ -9,7 +9,11 @@ async function inbox(api: Api) {
 
 test('task_assigned goes to the new assignee, on create and on update, never to the actor', async (t) => {
   const { api } = await testApp(t);
-  const created = await api.post('/api/tasks', { projectId: 'proj_002', title: 'A', assignee: 'bob' }, { 'x-actor': 'alice' });
+  const created = await api.post(
+    '/api/tasks',
+    { projectId: 'proj_002', title: 'A', assignee: 'bob' },
+    { 'x-actor': 'alice' },
+  );
   await api.post('/api/tasks', { projectId: 'proj_002', title: 'B', assignee: 'carol' }, { 'x-actor': 'carol' });
   await api.patch('/api/tasks/task_003', { assignee: 'erin' }, { 'x-actor': 'dana' });
   await api.patch('/api/tasks/task_003', { assignee: null }, { 'x-actor': 'dana' });
@@ -24,10 +28,25 @@ test('task_assigned goes to the new assignee, on create and on update, never to 
 
 test('comment_added: to the task assignee, or to the project team, never to the author', async (t) => {
   const { api } = await testApp(t);
-  const onTask = await api.post('/api/comments', { targetType: 'task', targetId: 'task_005', author: 'alice', body: 'x' });
+  const onTask = await api.post('/api/comments', {
+    targetType: 'task',
+    targetId: 'task_005',
+    author: 'alice',
+    body: 'x',
+  });
   await api.post('/api/comments', { targetType: 'task', targetId: 'task_005', author: 'bob', body: 'own task' });
-  await api.post('/api/comments', { targetType: 'task', targetId: 'task_003', author: 'dana', body: 'unassigned task' });
-  const onProject = await api.post('/api/comments', { targetType: 'project', targetId: 'proj_002', author: 'carol', body: 'y' });
+  await api.post('/api/comments', {
+    targetType: 'task',
+    targetId: 'task_003',
+    author: 'dana',
+    body: 'unassigned task',
+  });
+  const onProject = await api.post('/api/comments', {
+    targetType: 'project',
+    targetId: 'proj_002',
+    author: 'carol',
+    body: 'y',
+  });
   await api.post('/api/comments', { targetType: 'project', targetId: 'proj_005', author: 'carol', body: 'no team' });
   assert.deepEqual(await inbox(api), [
     ['alice', 'comment_added', 'comment', onProject.body.data.id],
@@ -49,9 +68,18 @@ test('milestone_reached to the project team except the actor, once', async (t) =
 test('project_updated to the team of the project, not for a no-op update', async (t) => {
   const { api } = await testApp(t);
   const current = (await api.get('/api/projects/proj_004')).body.data;
-  await api.put('/api/projects/proj_004', { name: current.name, description: current.description, status: current.status, teamId: current.teamId });
+  await api.put('/api/projects/proj_004', {
+    name: current.name,
+    description: current.description,
+    status: current.status,
+    teamId: current.teamId,
+  });
   assert.deepEqual(await inbox(api), []);
-  await api.put('/api/projects/proj_004', { name: 'Warehouse', status: 'completed', teamId: 'team_001' }, { 'x-actor': 'bob' });
+  await api.put(
+    '/api/projects/proj_004',
+    { name: 'Warehouse', status: 'completed', teamId: 'team_001' },
+    { 'x-actor': 'bob' },
+  );
   assert.deepEqual(await inbox(api), [
     ['alice', 'project_updated', 'project', 'proj_004'],
     ['carol', 'project_updated', 'project', 'proj_004'],

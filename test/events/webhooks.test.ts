@@ -8,7 +8,14 @@ import { receiver, waitFor, type Receiver } from '../webhooks/helpers.ts';
 /** An app whose deliveries go to loopback receivers, retried within milliseconds, signed with the real time. */
 async function setup(t: TestContext, webhooks: object = {}) {
   const ctx = await testApp(t, {
-    webhooks: { allowPrivate: true, retrySchedule: [30, 60], timeoutMs: 500, jitter: 0, clock: systemClock, ...webhooks },
+    webhooks: {
+      allowPrivate: true,
+      retrySchedule: [30, 60],
+      timeoutMs: 500,
+      jitter: 0,
+      clock: systemClock,
+      ...webhooks,
+    },
   });
   // Seeded webhooks point at unresolvable hosts; switch them off so only the test's receivers are called.
   for (const id of ['wh_001', 'wh_002', 'wh_003']) await ctx.api.patch(`/api/webhooks/${id}`, { active: false });
@@ -64,8 +71,14 @@ test('subscriptions: exact types and `*` receive, others and inactive webhooks d
   await api.delete('/api/tasks/task_010');
   await api.post('/api/comments', { targetType: 'project', targetId: 'proj_001', author: 'dana', body: 'hello' });
   await waitFor('deliveries', () => all.requests.length === 2 && tasks.requests.length === 1);
-  assert.deepEqual(bodies(tasks).map((b) => [b.type, b.data]), [['task.deleted', before]]);
-  assert.deepEqual(bodies(all).map((b) => b.type), ['task.deleted', 'comment.created']);
+  assert.deepEqual(
+    bodies(tasks).map((b) => [b.type, b.data]),
+    [['task.deleted', before]],
+  );
+  assert.deepEqual(
+    bodies(all).map((b) => b.type),
+    ['task.deleted', 'comment.created'],
+  );
   assert.equal(off.requests.length, 0);
 });
 
@@ -76,10 +89,28 @@ test('milestone.reached when a milestone becomes reached; sprint.* when such an 
   await api.patch('/api/milestones/ms_004', { title: 'Renamed' }); // not reached: nothing
   const ms = (await api.patch('/api/milestones/ms_004', { status: 'reached' })).body.data;
   await api.patch('/api/milestones/ms_004', { status: 'reached' }); // already reached: nothing
-  const entry = (await api.post('/api/activity-log', { action: 'sprint.started', actor: 'alice', resourceType: 'project', resourceId: 'proj_003' })).body.data;
-  await api.post('/api/activity-log', { action: 'task.updated', actor: 'alice', resourceType: 'task', resourceId: 'task_001' });
+  const entry = (
+    await api.post('/api/activity-log', {
+      action: 'sprint.started',
+      actor: 'alice',
+      resourceType: 'project',
+      resourceId: 'proj_003',
+    })
+  ).body.data;
+  await api.post('/api/activity-log', {
+    action: 'task.updated',
+    actor: 'alice',
+    resourceType: 'task',
+    resourceId: 'task_001',
+  });
   await waitFor('deliveries', () => r.requests.length === 2);
-  assert.deepEqual(bodies(r).map((b) => [b.type, b.data.id]), [['milestone.reached', 'ms_004'], ['sprint.started', entry.id]]);
+  assert.deepEqual(
+    bodies(r).map((b) => [b.type, b.data.id]),
+    [
+      ['milestone.reached', 'ms_004'],
+      ['sprint.started', entry.id],
+    ],
+  );
   assert.equal(bodies(r)[0].data.reachedAt, ms.reachedAt);
 });
 
@@ -142,7 +173,10 @@ test('a 410 Gone answer switches the webhook off, as a change by system', async 
   }
   assert.equal(active, false);
   const log = (await api.get(`/api/activity-log?resourceId=${hook.id}&action=webhook.updated`)).body.data;
-  assert.deepEqual(log.map((e: any) => [e.actor, e.metadata]), [['system', { fields: ['active'] }]]);
+  assert.deepEqual(
+    log.map((e: any) => [e.actor, e.metadata]),
+    [['system', { fields: ['active'] }]],
+  );
 });
 
 test('by default a loopback target is refused and recorded with its reason; the receiver is never called', async (t) => {
@@ -160,7 +194,8 @@ test('a receiver that hangs does not hold up the API: the write has answered whi
   const r = await receiver(t, () => new Promise<void>(() => {})); // never answers
   await subscribe(api, r, ['task.created']);
   const created: number[] = [];
-  for (let i = 0; i < 20; i++) created.push((await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` })).status);
+  for (let i = 0; i < 20; i++)
+    created.push((await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` })).status);
   assert.deepEqual(new Set(created), new Set([201]));
   await waitFor('deliveries open', () => r.concurrent > 0);
   assert.ok(r.concurrent <= 16, 'outbound requests bounded by the concurrency limit');

@@ -27,7 +27,11 @@ export interface RouteDef {
   query?: TObject;
 }
 
-const crud = (path: string, kind: RefKind, o: { query: TObject; create?: TObject; update?: [string, TObject]; remove?: boolean }): RouteDef[] => [
+const crud = (
+  path: string,
+  kind: RefKind,
+  o: { query: TObject; create?: TObject; update?: [string, TObject]; remove?: boolean },
+): RouteDef[] => [
   { method: 'GET', pattern: path, query: o.query },
   { method: 'GET', pattern: `${path}/:${kind}` },
   ...(o.create ? [{ method: 'POST', pattern: path, body: o.create }] : []),
@@ -39,13 +43,38 @@ const crud = (path: string, kind: RefKind, o: { query: TObject; create?: TObject
 export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/api/health' },
   { method: 'GET', pattern: '/api/openapi.json' },
-  ...crud('/api/projects', 'proj', { query: ProjectQuery, create: ProjectInput, update: ['PUT', ProjectInput], remove: true }),
+  ...crud('/api/projects', 'proj', {
+    query: ProjectQuery,
+    create: ProjectInput,
+    update: ['PUT', ProjectInput],
+    remove: true,
+  }),
   ...crud('/api/tasks', 'task', { query: TaskQuery, create: TaskCreate, update: ['PATCH', TaskPatch], remove: true }),
   ...crud('/api/teams', 'team', { query: TeamQuery, create: TeamCreate, update: ['PATCH', TeamPatch], remove: true }),
-  ...crud('/api/comments', 'cmt', { query: CommentQuery, create: CommentCreate, update: ['PATCH', CommentPatch], remove: true }),
-  ...crud('/api/milestones', 'ms', { query: MilestoneQuery, create: MilestoneCreate, update: ['PATCH', MilestonePatch], remove: true }),
-  ...crud('/api/time-entries', 'te', { query: TimeEntryQuery, create: TimeEntryCreate, update: ['PATCH', TimeEntryPatch], remove: true }),
-  ...crud('/api/webhooks', 'wh', { query: WebhookQuery, create: WebhookCreate, update: ['PATCH', WebhookPatch], remove: true }),
+  ...crud('/api/comments', 'cmt', {
+    query: CommentQuery,
+    create: CommentCreate,
+    update: ['PATCH', CommentPatch],
+    remove: true,
+  }),
+  ...crud('/api/milestones', 'ms', {
+    query: MilestoneQuery,
+    create: MilestoneCreate,
+    update: ['PATCH', MilestonePatch],
+    remove: true,
+  }),
+  ...crud('/api/time-entries', 'te', {
+    query: TimeEntryQuery,
+    create: TimeEntryCreate,
+    update: ['PATCH', TimeEntryPatch],
+    remove: true,
+  }),
+  ...crud('/api/webhooks', 'wh', {
+    query: WebhookQuery,
+    create: WebhookCreate,
+    update: ['PATCH', WebhookPatch],
+    remove: true,
+  }),
   { method: 'GET', pattern: '/api/webhooks/:wh/deliveries' },
   { method: 'POST', pattern: '/api/webhooks/:wh/deliveries/:dlv/redeliver' },
   { method: 'POST', pattern: '/api/webhooks/:wh/ping' },
@@ -67,7 +96,9 @@ export const API_ROUTES = ROUTES.filter((r) => r.pattern.startsWith('/api'));
 
 /** The route's pattern as Fastify writes it (`:id`, `:deliveryId`), for the coverage check. */
 export function fastifyPattern(pattern: string): string {
-  return pattern.replace(/:dlv\b/, ':deliveryId').replace(/:(?!deliveryId\b)[a-z]+/g, (m) => (m === ':raw' ? '*' : ':id'));
+  return pattern
+    .replace(/:dlv\b/, ':deliveryId')
+    .replace(/:(?!deliveryId\b)[a-z]+/g, (m) => (m === ':raw' ? '*' : ':id'));
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'SEARCH', 'PROPFIND'];
@@ -76,46 +107,190 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TR
 
 /** Strings that are hard on parsers, validators, storage and serializers. */
 const NASTY_STRINGS = [
-  '', ' ', '\t', '\n', '\r\n', '\u0000', '\u0001\u0002\u001f', '\u007f', '\u0085', '\u00a0', '\u2028\u2029', '\ufeff',
-  '\u202e\u202d', '\ud800', '\udfff', '\udbff\udfff', '𝕏', '👩‍👩‍👧‍👦', 'e\u0301', '\u0308\u0308\u0308', 'ﷺ', '\uffff',
-  '<script>alert(1)</script>', "'; DROP TABLE tasks; --", '${7*7}', '{{7*7}}', '../../etc/passwd', '%00', '%s%n',
-  'null', 'undefined', 'true', 'NaN', 'Infinity', '-0', '1e309', '__proto__', 'constructor', 'prototype', 'toString',
-  'alice', 'task_001', 'proj_001', '*', 'todo', 'reached',
+  '',
+  ' ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u0000',
+  '\u0001\u0002\u001f',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u2028\u2029',
+  '\ufeff',
+  '\u202e\u202d',
+  '\ud800',
+  '\udfff',
+  '\udbff\udfff',
+  '𝕏',
+  '👩‍👩‍👧‍👦',
+  'e\u0301',
+  '\u0308\u0308\u0308',
+  'ﷺ',
+  '\uffff',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE tasks; --",
+  '${7*7}',
+  '{{7*7}}',
+  '../../etc/passwd',
+  '%00',
+  '%s%n',
+  'null',
+  'undefined',
+  'true',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e309',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'alice',
+  'task_001',
+  'proj_001',
+  '*',
+  'todo',
+  'reached',
 ];
 
 /** Numbers written as JSON text at and beyond the edges, and their string look-alikes. */
 const EDGE_NUMBERS = [
-  '0', '-0', '0.0', '-0.0', '1', '-1', '0.1', '0.0000001', '1e-7', '1e-400', '5e-324', '-5e-324', '24', '24.0',
-  '24.000000000000001', '24.0000001', '23.999999999999996', '25', '100', '1E2', '1e2', '1.5e1',
-  '9007199254740991', '9007199254740993', '-9007199254740993', '123456789012345678901234567890',
-  '1.7976931348623157e308', '1e308', '1e309', '-1e309', '2e308',
-  '"NaN"', '"Infinity"', '"-Infinity"', '"1e309"', '"-0"', '"2"', '"0x10"', '"1_000"', '" 1"',
+  '0',
+  '-0',
+  '0.0',
+  '-0.0',
+  '1',
+  '-1',
+  '0.1',
+  '0.0000001',
+  '1e-7',
+  '1e-400',
+  '5e-324',
+  '-5e-324',
+  '24',
+  '24.0',
+  '24.000000000000001',
+  '24.0000001',
+  '23.999999999999996',
+  '25',
+  '100',
+  '1E2',
+  '1e2',
+  '1.5e1',
+  '9007199254740991',
+  '9007199254740993',
+  '-9007199254740993',
+  '123456789012345678901234567890',
+  '1.7976931348623157e308',
+  '1e308',
+  '1e309',
+  '-1e309',
+  '2e308',
+  '"NaN"',
+  '"Infinity"',
+  '"-Infinity"',
+  '"1e309"',
+  '"-0"',
+  '"2"',
+  '"0x10"',
+  '"1_000"',
+  '" 1"',
 ];
 
-const WRONG_TYPES = ['null', 'true', 'false', '0', '-1', '[]', '{}', '""', '" "', '[null]', '[[]]', '{"a":1}', '[1,"a",null]'];
+const WRONG_TYPES = [
+  'null',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '[]',
+  '{}',
+  '""',
+  '" "',
+  '[null]',
+  '[[]]',
+  '{"a":1}',
+  '[1,"a",null]',
+];
 
 const PROTO_VALUES = [
-  '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"prototype":{"polluted":1}}',
-  '{"__proto__":null}', '[{"__proto__":{"polluted":1}}]', '{"constructor":{"prototype":null}}', '{"constructor":1}',
-  '{"a":{"b":{"__proto__":{"polluted":1}}}}', '{"\\u005f_proto__":{"polluted":1}}', '{"toString":1,"valueOf":"x","hasOwnProperty":null}',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"polluted":1}}}',
+  '{"prototype":{"polluted":1}}',
+  '{"__proto__":null}',
+  '[{"__proto__":{"polluted":1}}]',
+  '{"constructor":{"prototype":null}}',
+  '{"constructor":1}',
+  '{"a":{"b":{"__proto__":{"polluted":1}}}}',
+  '{"\\u005f_proto__":{"polluted":1}}',
+  '{"toString":1,"valueOf":"x","hasOwnProperty":null}',
 ];
 
 const DATES = [
-  '"2026-11-22"', '"2026-02-29"', '"2028-02-29"', '"2026-02-30"', '"2026-13-01"', '"2026-00-10"', '"0000-00-00"',
-  '"2026-1-1"', '"26-11-22"', '"+275760-09-13"', '"2026-11-22T10:00:00Z"', '"2026-11-22 "', '"9999-12-31"', '"1970-01-01"',
+  '"2026-11-22"',
+  '"2026-02-29"',
+  '"2028-02-29"',
+  '"2026-02-30"',
+  '"2026-13-01"',
+  '"2026-00-10"',
+  '"0000-00-00"',
+  '"2026-1-1"',
+  '"26-11-22"',
+  '"+275760-09-13"',
+  '"2026-11-22T10:00:00Z"',
+  '"2026-11-22 "',
+  '"9999-12-31"',
+  '"1970-01-01"',
 ];
 
 const URLS = [
-  '"https://hooks.example.com/pm"', '"http://example.invalid/x"', '"javascript:alert(1)"', '"http://"', '"https://:80"',
-  '"http://[::1]/"', '"http://a:99999/"', '"ftp://example.com/x"', '"HTTP://EXAMPLE.COM"', '"http://169.254.169.254/latest"',
-  '"//example.com"', '"http://x/\\u0000"', '"http://user:pass@example.com/"', '"http://0x7f.1/"', '"http://%41/"',
-  '"http://example.com/' + 'a'.repeat(2100) + '"', '"https://例え.テスト/"', '"data:text/plain,hi"', '"file:///etc/passwd"',
+  '"https://hooks.example.com/pm"',
+  '"http://example.invalid/x"',
+  '"javascript:alert(1)"',
+  '"http://"',
+  '"https://:80"',
+  '"http://[::1]/"',
+  '"http://a:99999/"',
+  '"ftp://example.com/x"',
+  '"HTTP://EXAMPLE.COM"',
+  '"http://169.254.169.254/latest"',
+  '"//example.com"',
+  '"http://x/\\u0000"',
+  '"http://user:pass@example.com/"',
+  '"http://0x7f.1/"',
+  '"http://%41/"',
+  '"http://example.com/' + 'a'.repeat(2100) + '"',
+  '"https://例え.テスト/"',
+  '"data:text/plain,hi"',
+  '"file:///etc/passwd"',
 ];
 
 /** Text that is not JSON at all, to appear where a value should be (the whole body becomes unparseable). */
 const NOT_JSON = [
-  'NaN', 'Infinity', '-Infinity', 'undefined', "'x'", '01', '.5', '+1', '0x10', '1.', '[1,]', '{,}', '"\\x41"',
-  '"\\u12"', '"unterminated', '/*c*/1', '"a\nb"', 'tru', 'nul', '{"a"}', '[', '}',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'undefined',
+  "'x'",
+  '01',
+  '.5',
+  '+1',
+  '0x10',
+  '1.',
+  '[1,]',
+  '{,}',
+  '"\\x41"',
+  '"\\u12"',
+  '"unterminated',
+  '/*c*/1',
+  '"a\nb"',
+  'tru',
+  'nul',
+  '{"a"}',
+  '[',
+  '}',
 ];
 
 const nest = (depth: number, kind: 'array' | 'object') =>
@@ -124,7 +299,8 @@ const nest = (depth: number, kind: 'array' | 'object') =>
 const jsonString = (s: string) => JSON.stringify(s);
 
 /** The string with lone surrogates replaced (encodeURIComponent throws on them; they cannot be sent in a URL). */
-const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 /** A JSON value (as text) that no field expects, or expects only in a narrow form. */
 export const hostileValue: fc.Arbitrary<string> = fc.oneof(
@@ -134,7 +310,12 @@ export const hostileValue: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(jsonString) },
   { weight: 1, arbitrary: fc.constantFrom(101, 201, 2049, 10_001, 100_000).map((n) => jsonString('x'.repeat(n))) },
   { weight: 1, arbitrary: fc.constantFrom(100, 101, 201).map((n) => jsonString('😀'.repeat(n))) },
-  { weight: 1, arbitrary: fc.noBias(fc.constantFrom(2, 63, 64, 65, 20_000, 100_000)).chain((d) => fc.constantFrom(nest(d, 'array'), nest(d, 'object'))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .noBias(fc.constantFrom(2, 63, 64, 65, 20_000, 100_000))
+      .chain((d) => fc.constantFrom(nest(d, 'array'), nest(d, 'object'))),
+  },
   { weight: 2, arbitrary: fc.constantFrom(...PROTO_VALUES) },
   { weight: 1, arbitrary: fc.constantFrom(...DATES) },
   { weight: 1, arbitrary: fc.constantFrom(...URLS) },
@@ -147,9 +328,36 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'then',
-      'length', '$ref', 'id', 'createdAt', 'updatedAt', 'secret', 'read', 'reachedAt', 'memberCount', 'projectId',
-      'taskId', 'timestamp', 'targetType', 'author', '', ' ', '0', 'a.b', 'members[0]', '\u0000', '\ud800', '👩‍👩‍👧',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '__defineGetter__',
+      'then',
+      'length',
+      '$ref',
+      'id',
+      'createdAt',
+      'updatedAt',
+      'secret',
+      'read',
+      'reachedAt',
+      'memberCount',
+      'projectId',
+      'taskId',
+      'timestamp',
+      'targetType',
+      'author',
+      '',
+      ' ',
+      '0',
+      'a.b',
+      'members[0]',
+      '\u0000',
+      '\ud800',
+      '👩‍👩‍👧',
     ),
   },
   { weight: 1, arbitrary: fc.constant('k'.repeat(10_000)) },
@@ -162,9 +370,33 @@ export const hostileBody: fc.Arbitrary<BodySpec> = fc.oneof(
     weight: 4,
     arbitrary: fc
       .constantFrom(
-        '', ' ', '\n\t ', '[]', '[1,2]', '"x"', '42', '-0', '1e309', 'null', 'true', '{', '{"a":1', '{"a":}', "{'a':1}",
-        '{"a":1}garbage', '{"a":1}{"b":2}', '\ufeff{}', '{"a":1,}', '\u0000', 'undefined', '{"__proto__":{"polluted":1}}',
-        '{"constructor":{"prototype":{"polluted":1}}}', '{"a":1,"a":2}', '{}', '{"":""}', '[{}]',
+        '',
+        ' ',
+        '\n\t ',
+        '[]',
+        '[1,2]',
+        '"x"',
+        '42',
+        '-0',
+        '1e309',
+        'null',
+        'true',
+        '{',
+        '{"a":1',
+        '{"a":}',
+        "{'a':1}",
+        '{"a":1}garbage',
+        '{"a":1}{"b":2}',
+        '\ufeff{}',
+        '{"a":1,}',
+        '\u0000',
+        'undefined',
+        '{"__proto__":{"polluted":1}}',
+        '{"constructor":{"prototype":{"polluted":1}}}',
+        '{"a":1,"a":2}',
+        '{}',
+        '{"":""}',
+        '[{}]',
       )
       .map((text): BodySpec => ({ kind: 'text', text })),
   },
@@ -176,12 +408,23 @@ export const hostileBody: fc.Arbitrary<BodySpec> = fc.oneof(
       .map((text): BodySpec => ({ kind: 'text', text })),
   },
   { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'text', text: `{"name":"${'x'.repeat(1_100_000)}"}` }) },
-  { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'text', text: JSON.stringify({ name: 'x'.repeat(1_040_000) }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.constant<BodySpec>({ kind: 'text', text: JSON.stringify({ name: 'x'.repeat(1_040_000) }) }),
+  },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes): BodySpec => ({ kind: 'bytes', bytes })) },
   {
     weight: 2,
     arbitrary: fc
-      .constantFrom([0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x00])
+      .constantFrom(
+        [0xff],
+        [0xfe, 0xff],
+        [0xc0, 0xaf],
+        [0xed, 0xa0, 0x80],
+        [0xf4, 0x90, 0x80, 0x80],
+        [0xe2, 0x82],
+        [0x00],
+      )
       .map((bad): BodySpec => {
         const head = Buffer.from('{"name":"a');
         const tail = Buffer.from('","title":"b","username":"c"}');
@@ -201,7 +444,11 @@ const USERNAME_FIELDS = new Set(['username', 'assignee', 'author', 'actor']);
 const ref = (kind: RefKind): fc.Arbitrary<Ref> => fc.nat(1000).map((n) => ({ ref: kind, n }));
 
 const date = fc
-  .record({ y: fc.integer({ min: 2020, max: 2030 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+  .record({
+    y: fc.integer({ min: 2020, max: 2030 }),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 28 }),
+  })
   .map(({ y, m, d }) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
 
 /** A value the schema accepts (references point at existing records, most of the time). */
@@ -217,15 +464,20 @@ export function validValue(key: string, schema: Schema): fc.Arbitrary<RawValue> 
   }
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]).map((v) => JSON.stringify(v)));
   const kind = REF_FIELDS[key];
-  if (kind) return fc.oneof({ weight: 9, arbitrary: ref(kind) }, { weight: 1, arbitrary: fc.constant(`"${kind}_missing"`) });
+  if (kind)
+    return fc.oneof({ weight: 9, arbitrary: ref(kind) }, { weight: 1, arbitrary: fc.constant(`"${kind}_missing"`) });
   if (key === 'targetId') return fc.oneof(ref('task'), ref('proj'));
   switch (types[0]) {
     case 'string': {
       if (schema.format === 'date') return date.map(jsonString);
-      if (schema.format === 'uri') return fc.constantFrom('https://hooks.example.com/fuzz', 'http://receiver.invalid/hook').map(jsonString);
+      if (schema.format === 'uri')
+        return fc.constantFrom('https://hooks.example.com/fuzz', 'http://receiver.invalid/hook').map(jsonString);
       if (USERNAME_FIELDS.has(key)) return fc.constantFrom(...USERNAMES).map(jsonString);
       const max = Math.min(Number(schema.maxLength ?? 40), 40);
-      return fc.string({ minLength: 1, maxLength: max }).filter((s) => /\S/.test(s)).map(jsonString);
+      return fc
+        .string({ minLength: 1, maxLength: max })
+        .filter((s) => /\S/.test(s))
+        .map(jsonString);
     }
     case 'number':
       return fc.oneof(
@@ -237,22 +489,41 @@ export function validValue(key: string, schema: Schema): fc.Arbitrary<RawValue> 
     case 'boolean':
       return fc.constantFrom('true', 'false');
     case 'array': {
-      if (key === 'events') return fc.uniqueArray(fc.constantFrom(...SUBSCRIBABLE), { maxLength: 4 }).map((e) => JSON.stringify(e));
+      if (key === 'events')
+        return fc.uniqueArray(fc.constantFrom(...SUBSCRIBABLE), { maxLength: 4 }).map((e) => JSON.stringify(e));
       const item = schema.items as Schema;
       if (key === 'members') {
         return fc
           .uniqueArray(fc.constantFrom(...USERNAMES), { maxLength: 4 })
-          .chain((names) => fc.tuple(...names.map((username) => fc.constantFrom('lead', 'engineer', 'designer').map((role) => ({ username, role })))))
+          .chain((names) =>
+            fc.tuple(
+              ...names.map((username) =>
+                fc.constantFrom('lead', 'engineer', 'designer').map((role) => ({ username, role })),
+              ),
+            ),
+          )
           .map((members) => JSON.stringify(members));
       }
-      return fc.array(validValue(key, item), { maxLength: 3 }).map((items) => `[${items.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',')}]`);
+      return fc
+        .array(validValue(key, item), { maxLength: 3 })
+        .map((items) => `[${items.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',')}]`);
     }
     case 'object':
       if (key === 'metadata' || !schema.properties) {
         // Free-form: any JSON object is valid, including deeply nested ones and prototype-looking keys.
         return fc.oneof(
-          { weight: 8, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((o) => JSON.stringify(o)) },
-          { weight: 2, arbitrary: fc.noBias(fc.constantFrom(62, 63, 64, 20_000, 100_000)).chain((d) => fc.constantFrom(`{"deep":${nest(d, 'object')}}`, `{"deep":${nest(d, 'array')}}`)) },
+          {
+            weight: 8,
+            arbitrary: fc
+              .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+              .map((o) => JSON.stringify(o)),
+          },
+          {
+            weight: 2,
+            arbitrary: fc
+              .noBias(fc.constantFrom(62, 63, 64, 20_000, 100_000))
+              .chain((d) => fc.constantFrom(`{"deep":${nest(d, 'object')}}`, `{"deep":${nest(d, 'array')}}`)),
+          },
           { weight: 1, arbitrary: fc.constantFrom(...PROTO_VALUES.filter((v) => v.startsWith('{'))) },
         );
       }
@@ -269,7 +540,9 @@ function validEntries(schema: TObject): fc.Arbitrary<Entries> {
   const required = new Set((schema as unknown as { required?: string[] }).required ?? []);
   const fields = Object.entries(schema.properties as Record<string, Schema>).map(([key, prop]) => {
     const value = validValue(key, prop).map((v): [string, RawValue] => [key, v]);
-    return required.has(key) ? value.map((e) => [e]) : fc.option(value, { freq: 2, nil: undefined }).map((e) => (e ? [e] : []));
+    return required.has(key)
+      ? value.map((e) => [e])
+      : fc.option(value, { freq: 2, nil: undefined }).map((e) => (e ? [e] : []));
   });
   return fc.tuple(...fields).map((parts) => parts.flat() as Entries);
 }
@@ -283,7 +556,14 @@ type Mutation =
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
   { weight: 3, arbitrary: fc.record({ op: fc.constant('set' as const), at: fc.nat(), value: hostileValue }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('add' as const), key: hostileKey, value: fc.oneof(hostileValue, fc.constant('"x"')) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('add' as const),
+      key: hostileKey,
+      value: fc.oneof(hostileValue, fc.constant('"x"')),
+    }),
+  },
   fc.record({ op: fc.constant('dup' as const), at: fc.nat(), value: hostileValue }),
 );
 
@@ -324,11 +604,62 @@ export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      '.', '..', '%2e%2e', '%2F', '..%2f..%2fetc%2fpasswd', '%00', '%', '%zz', '%E0%A4%A', '%C0%AF', '%FF', '%ED%A0%80',
-      '%F0%9F%98%80', '%25', '%2525', '*', '~', ';', 'a;b=c', '%3B', '%3F', '%23', '%20', '+', 'proj_001%20', 'PROJ_001',
-      'task_001%00', 'null', 'undefined', '__proto__', 'constructor', 'prototype', 'hasOwnProperty', '0', '-1', '1e309',
-      'NaN', 'read-all', 'read', 'deliveries', '%u0041', '%%', '%-1', '\\', '"', "'", '<x>', '{}', '|', '^', '`',
-      'x'.repeat(999), 'x'.repeat(1000), 'x'.repeat(1001), 'x'.repeat(5000), '%41'.repeat(400),
+      '.',
+      '..',
+      '%2e%2e',
+      '%2F',
+      '..%2f..%2fetc%2fpasswd',
+      '%00',
+      '%',
+      '%zz',
+      '%E0%A4%A',
+      '%C0%AF',
+      '%FF',
+      '%ED%A0%80',
+      '%F0%9F%98%80',
+      '%25',
+      '%2525',
+      '*',
+      '~',
+      ';',
+      'a;b=c',
+      '%3B',
+      '%3F',
+      '%23',
+      '%20',
+      '+',
+      'proj_001%20',
+      'PROJ_001',
+      'task_001%00',
+      'null',
+      'undefined',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'hasOwnProperty',
+      '0',
+      '-1',
+      '1e309',
+      'NaN',
+      'read-all',
+      'read',
+      'deliveries',
+      '%u0041',
+      '%%',
+      '%-1',
+      '\\',
+      '"',
+      "'",
+      '<x>',
+      '{}',
+      '|',
+      '^',
+      '`',
+      'x'.repeat(999),
+      'x'.repeat(1000),
+      'x'.repeat(1001),
+      'x'.repeat(5000),
+      '%41'.repeat(400),
     ),
   },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }).map((s) => encodeURIComponent(wellFormed(s))) },
@@ -345,34 +676,91 @@ const segment = (part: string): fc.Arbitrary<string | Ref> => {
 export function pathFor(route: RouteDef, hostile = true): fc.Arbitrary<(string | Ref)[]> {
   const parts = route.pattern.split('/').slice(1);
   const base = fc.tuple(
-    ...parts.map((p) => (hostile ? segment(p) : p.startsWith(':') && p !== ':raw' ? ref(p.slice(1) as RefKind) : fc.constant(p))),
+    ...parts.map((p) =>
+      hostile ? segment(p) : p.startsWith(':') && p !== ':raw' ? ref(p.slice(1) as RefKind) : fc.constant(p),
+    ),
   );
   if (!hostile) return base;
-  return fc.tuple(base, fc.constantFrom('none', 'none', 'none', 'trailing', 'double', 'extra', 'upper', 'drop', 'empty-inner')).map(([segs, bend]) => {
-    const s = [...segs];
-    if (bend === 'trailing') s.push('');
-    if (bend === 'double') s.splice(1, 0, '');
-    if (bend === 'extra') s.push('extra');
-    if (bend === 'upper' && typeof s[1] === 'string') s[1] = s[1].toUpperCase();
-    if (bend === 'drop' && s.length > 1) s.pop();
-    if (bend === 'empty-inner') s.splice(s.length - 1, 0, '');
-    return s;
-  });
+  return fc
+    .tuple(base, fc.constantFrom('none', 'none', 'none', 'trailing', 'double', 'extra', 'upper', 'drop', 'empty-inner'))
+    .map(([segs, bend]) => {
+      const s = [...segs];
+      if (bend === 'trailing') s.push('');
+      if (bend === 'double') s.splice(1, 0, '');
+      if (bend === 'extra') s.push('extra');
+      if (bend === 'upper' && typeof s[1] === 'string') s[1] = s[1].toUpperCase();
+      if (bend === 'drop' && s.length > 1) s.pop();
+      if (bend === 'empty-inner') s.splice(s.length - 1, 0, '');
+      return s;
+    });
 }
 
 // ------------------------------------------------------------------------------------------------ query strings
 
 /** Query text that is broken as percent-encoding, or a value no parameter takes. Already URL text. */
 const RAW_QUERY_VALUES = [
-  '', '%', '%zz', '%E0%A4%A', '%C0%AF', '%FF', '%00', '%ED%A0%80', '%F0%9F%98%80', '%2B', '+', '++', '%20', '1e309',
-  '-0', 'NaN', 'Infinity', '-1', '1.5', '99999999999999999999999', '0x10', 'TRUE', 'True', '1', '0', 'yes', 'null',
-  'undefined', '[]', '{}', 'true%00', 'false%20', '2026-02-30', '2026-09-30', '2026-09-30T25:00', '2026-09-30T10:00:00%2B02:00',
-  '2026-09-30T10:00:00Z', '%3Cscript%3E', 'a=b', '%26', '%3D', `${'x'.repeat(5000)}`, '%41'.repeat(300),
+  '',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%AF',
+  '%FF',
+  '%00',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '%2B',
+  '+',
+  '++',
+  '%20',
+  '1e309',
+  '-0',
+  'NaN',
+  'Infinity',
+  '-1',
+  '1.5',
+  '99999999999999999999999',
+  '0x10',
+  'TRUE',
+  'True',
+  '1',
+  '0',
+  'yes',
+  'null',
+  'undefined',
+  '[]',
+  '{}',
+  'true%00',
+  'false%20',
+  '2026-02-30',
+  '2026-09-30',
+  '2026-09-30T25:00',
+  '2026-09-30T10:00:00%2B02:00',
+  '2026-09-30T10:00:00Z',
+  '%3Cscript%3E',
+  'a=b',
+  '%26',
+  '%3D',
+  `${'x'.repeat(5000)}`,
+  '%41'.repeat(300),
 ];
 
 const HOSTILE_PARAM_NAMES = [
-  '__proto__', 'constructor', 'prototype', '__proto__[polluted]', 'constructor[prototype][polluted]', '__proto__.polluted',
-  'a[b]', 'a[]', 'toString', 'hasOwnProperty', 'valueOf', '', '%', '%zz', '%5F_proto__', 'x'.repeat(2000),
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__proto__[polluted]',
+  'constructor[prototype][polluted]',
+  '__proto__.polluted',
+  'a[b]',
+  'a[]',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '',
+  '%',
+  '%zz',
+  '%5F_proto__',
+  'x'.repeat(2000),
 ];
 
 const queryToken = fc.oneof(
@@ -400,11 +788,19 @@ function paramValue(name: string, schema: TObject | undefined): fc.Arbitrary<str
 /** A query string for a route: its own parameters (valid or not), hostile names, duplicates, odd separators. */
 export function queryFor(route: RouteDef): fc.Arbitrary<string> {
   const names = Object.keys((route.query?.properties ?? {}) as object);
-  const name = names.length > 0
-    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_PARAM_NAMES) })
-    : fc.constantFrom(...HOSTILE_PARAM_NAMES, 'limit', 'status', 'since');
+  const name =
+    names.length > 0
+      ? fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...names) },
+          { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_PARAM_NAMES) },
+        )
+      : fc.constantFrom(...HOSTILE_PARAM_NAMES, 'limit', 'status', 'since');
   const pair = name.chain((n) =>
-    fc.tuple(fc.constant(n), paramValue(n, route.query), fc.constantFrom('kv', 'kv', 'kv', 'kv', 'bare', 'empty', 'novalue-key')),
+    fc.tuple(
+      fc.constant(n),
+      paramValue(n, route.query),
+      fc.constantFrom('kv', 'kv', 'kv', 'kv', 'bare', 'empty', 'novalue-key'),
+    ),
   );
   return fc
     .tuple(fc.array(pair, { maxLength: 5 }), fc.boolean(), fc.constantFrom('&', '&', '&', ';', '&&'))
@@ -425,20 +821,67 @@ export function queryFor(route: RouteDef): fc.Arbitrary<string> {
 // ------------------------------------------------------------------------------------------------ headers
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=UTF-8',
-  'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json ; foo=bar', 'application/jsonx',
-  'application/json-patch+json', 'application/merge-patch+json', 'application/vnd.api+json', 'text/json', 'text/plain',
-  'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=----x', 'application/octet-stream',
-  '*/*', 'application/*', '', ';', 'json', 'application/json; charset="utf-8"', 'application/json; boundary=', ' application/json',
-  'application/json, text/plain', 'application/xml', 'application/json; charset=\u00ff',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json;charset=UTF-8',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'application/json ; foo=bar',
+  'application/jsonx',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/vnd.api+json',
+  'text/json',
+  'text/plain',
+  'text/html',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=----x',
+  'application/octet-stream',
+  '*/*',
+  'application/*',
+  '',
+  ';',
+  'json',
+  'application/json; charset="utf-8"',
+  'application/json; boundary=',
+  ' application/json',
+  'application/json, text/plain',
+  'application/xml',
+  'application/json; charset=\u00ff',
 ];
 
 /** A header value Node would let through: tab, visible ASCII, space and Latin-1 (obs-text). */
-const headerText = fc.string({ unit: fc.constantFrom('\t', ' ', 'a', 'Z', '0', ',', ';', '"', '*', '/', '=', '\u00e9', '\u00ff', '\\', 'W'), maxLength: 40 });
+const headerText = fc.string({
+  unit: fc.constantFrom('\t', ' ', 'a', 'Z', '0', ',', ';', '"', '*', '/', '=', '\u00e9', '\u00ff', '\\', 'W'),
+  maxLength: 40,
+});
 
 const ETAG_VALUES: fc.Arbitrary<HeaderValue> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<HeaderValue>({ etag: 'current' }, { etag: 'stale' }, { etag: 'weak-current' }) },
-  { weight: 2, arbitrary: fc.constantFrom('*', 'W/*', '"x"', '"x", *', '', ' ', ',', ',,,', 'W/', '"', '"0"', 'W/"0"', 'a'.repeat(8000), '*, "x"') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<HeaderValue>({ etag: 'current' }, { etag: 'stale' }, { etag: 'weak-current' }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '*',
+      'W/*',
+      '"x"',
+      '"x", *',
+      '',
+      ' ',
+      ',',
+      ',,,',
+      'W/',
+      '"',
+      '"0"',
+      'W/"0"',
+      'a'.repeat(8000),
+      '*, "x"',
+    ),
+  },
   { weight: 1, arbitrary: headerText },
 );
 
@@ -447,8 +890,14 @@ export const extraHeaders: fc.Arbitrary<Record<string, HeaderValue>> = fc.record
   {
     'if-match': ETAG_VALUES,
     'if-none-match': ETAG_VALUES,
-    'x-actor': fc.oneof(fc.constantFrom('', ' ', 'alice', 'a'.repeat(100), 'a'.repeat(101), '\u00e5lice', '\t', 'a, b', 'system'), headerText),
-    'x-request-id': fc.oneof(fc.constantFrom('', 'a'.repeat(128), 'a'.repeat(129), '<script>', 'ok-123', '../..', '\u00ff', 'a b'), headerText),
+    'x-actor': fc.oneof(
+      fc.constantFrom('', ' ', 'alice', 'a'.repeat(100), 'a'.repeat(101), '\u00e5lice', '\t', 'a, b', 'system'),
+      headerText,
+    ),
+    'x-request-id': fc.oneof(
+      fc.constantFrom('', 'a'.repeat(128), 'a'.repeat(129), '<script>', 'ok-123', '../..', '\u00ff', 'a b'),
+      headerText,
+    ),
     accept: fc.constantFrom('text/html', 'application/xml', '*/*', '', 'application/json;q=0'),
     origin: fc.constantFrom('https://evil.example', 'null', ''),
     'access-control-request-method': fc.constantFrom('DELETE', 'PUT', 'BOGUS'),
@@ -500,7 +949,10 @@ export const bodyRequest: fc.Arbitrary<RequestSpec> = fc
 
 /** Query strings on every route (mostly the ones that read them). */
 export const queryRequest: fc.Arbitrary<RequestSpec> = fc
-  .oneof({ weight: 8, arbitrary: fc.constantFrom(...QUERY_ROUTES) }, { weight: 2, arbitrary: fc.constantFrom(...API_ROUTES) })
+  .oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...QUERY_ROUTES) },
+    { weight: 2, arbitrary: fc.constantFrom(...API_ROUTES) },
+  )
   .chain((route) =>
     fc.record({
       method: fc.constantFrom(route.method, route.method, route.method, 'HEAD'),
@@ -520,21 +972,30 @@ export const queryRequest: fc.Arbitrary<RequestSpec> = fc
 export const pathRequest: fc.Arbitrary<RequestSpec> = fc.constantFrom(...ROUTES).chain((route) =>
   fc
     .record({
-      method: fc.oneof({ weight: 4, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+      method: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(route.method) },
+        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+      ),
       path: pathFor(route, true),
       query: fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryFor(route) }),
       body: route.body
         ? fc.option(bodyFor(route.body), { freq: 5, nil: undefined })
         : fc.option(hostileBody, { freq: 1, nil: undefined }),
     })
-    .map((spec) => ({ ...spec, headers: (spec.body ? { 'content-type': 'application/json' } : {}) as Record<string, HeaderValue> })),
+    .map((spec) => ({
+      ...spec,
+      headers: (spec.body ? { 'content-type': 'application/json' } : {}) as Record<string, HeaderValue>,
+    })),
 );
 
 /** Every route with hostile headers: content types, conditional requests, actors, request ids, raw bytes. */
 export const headerRequest: fc.Arbitrary<RequestSpec> = fc.constantFrom(...API_ROUTES).chain((route) =>
   fc
     .record({
-      method: fc.oneof({ weight: 5, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constant('OPTIONS') }),
+      method: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(route.method) },
+        { weight: 1, arbitrary: fc.constant('OPTIONS') },
+      ),
       path: pathFor(route, false),
       query: fc.constant(''),
       headers: extraHeaders,

@@ -30,7 +30,9 @@ test('a JSON body nested deeper than 64 levels is 400 VALIDATION_ERROR and store
   for (const levels of [MAX_JSON_DEPTH, 20_000, 100_000]) {
     const res = await post(levels);
     assert.equal(res.statusCode, 400, `metadata ${levels} levels deep`);
-    assert.deepEqual(res.json().error.details, [{ field: 'body', message: `must not be nested more than ${MAX_JSON_DEPTH} levels deep` }]);
+    assert.deepEqual(res.json().error.details, [
+      { field: 'body', message: `must not be nested more than ${MAX_JSON_DEPTH} levels deep` },
+    ]);
   }
   assert.equal(await a.store.activity.count(), before);
 
@@ -43,8 +45,16 @@ test('a JSON body nested deeper than 64 levels is 400 VALIDATION_ERROR and store
 
 test('deep nesting in an array, or in a field every schema drops, is refused the same way', async (t) => {
   const a = await app(t);
-  for (const payload of [`[${'['.repeat(70)}${']'.repeat(70)}]`, `{"projectId":"proj_001","title":"t","junk":${nested(100_000)}}`]) {
-    const res = await a.inject({ method: 'POST', url: '/api/tasks', headers: { 'content-type': 'application/json' }, payload });
+  for (const payload of [
+    `[${'['.repeat(70)}${']'.repeat(70)}]`,
+    `{"projectId":"proj_001","title":"t","junk":${nested(100_000)}}`,
+  ]) {
+    const res = await a.inject({
+      method: 'POST',
+      url: '/api/tasks',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().error.code, 'VALIDATION_ERROR');
   }

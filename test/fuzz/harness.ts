@@ -115,15 +115,24 @@ export class Fuzz {
   async idsOf(kind: RefKind, webhookId?: string): Promise<string[]> {
     const s = this.app.store;
     switch (kind) {
-      case 'proj': return (await s.projects.list()).map((r) => r.id);
-      case 'task': return (await s.tasks.list()).map((r) => r.id);
-      case 'team': return (await s.teams.list()).map((r) => r.id);
-      case 'cmt': return (await s.comments.list()).map((r) => r.id);
-      case 'ms': return (await s.milestones.list()).map((r) => r.id);
-      case 'te': return (await s.timeEntries.list()).map((r) => r.id);
-      case 'wh': return (await s.webhooks.list()).map((r) => r.id);
-      case 'notif': return (await s.notifications.list()).map((r) => r.id);
-      case 'act': return (await s.activity.query({ filter: {}, limit: 50 })).items.map((r) => r.id);
+      case 'proj':
+        return (await s.projects.list()).map((r) => r.id);
+      case 'task':
+        return (await s.tasks.list()).map((r) => r.id);
+      case 'team':
+        return (await s.teams.list()).map((r) => r.id);
+      case 'cmt':
+        return (await s.comments.list()).map((r) => r.id);
+      case 'ms':
+        return (await s.milestones.list()).map((r) => r.id);
+      case 'te':
+        return (await s.timeEntries.list()).map((r) => r.id);
+      case 'wh':
+        return (await s.webhooks.list()).map((r) => r.id);
+      case 'notif':
+        return (await s.notifications.list()).map((r) => r.id);
+      case 'act':
+        return (await s.activity.query({ filter: {}, limit: 50 })).items.map((r) => r.id);
       case 'dlv': {
         const hooks = webhookId ? [webhookId] : (await s.webhooks.list()).map((r) => r.id);
         return hooks.flatMap((id) => this.app.webhookDispatcher.deliveries(id).map((d) => d.id));
@@ -142,8 +151,15 @@ export class Fuzz {
     if (!last) return undefined;
     const s = this.app.store;
     const byKind: Partial<Record<RefKind, { get(id: string): Promise<object | undefined> }>> = {
-      proj: s.projects, task: s.tasks, team: s.teams, cmt: s.comments, ms: s.milestones, te: s.timeEntries,
-      wh: s.webhooks, notif: s.notifications, act: s.activity,
+      proj: s.projects,
+      task: s.tasks,
+      team: s.teams,
+      cmt: s.comments,
+      ms: s.milestones,
+      te: s.timeEntries,
+      wh: s.webhooks,
+      notif: s.notifications,
+      act: s.activity,
     };
     return byKind[last.kind]?.get(last.id);
   }
@@ -212,7 +228,8 @@ export class Fuzz {
     for (const list of lists) for (const record of list) this.freeze(record);
     // The delivery log: a refused request must not queue a delivery either.
     let deliveries = 0;
-    for (const hook of lists[6] as { id: string }[]) deliveries += this.app.webhookDispatcher.deliveries(hook.id).length;
+    for (const hook of lists[6] as { id: string }[])
+      deliveries += this.app.webhookDispatcher.deliveries(hook.id).length;
     lists.push([deliveries]);
     return lists;
   }
@@ -244,7 +261,9 @@ export class Fuzz {
     }
     const proto = protoKeys();
     if (proto.some((n, i) => n !== this.baselineProto[i]) || ({} as Record<string, unknown>).polluted !== undefined) {
-      problems.push(`prototype pollution: ${PROTOTYPES.map(([name, p]) => `${name} has ${Reflect.ownKeys(p).length} keys`).join(', ')}`);
+      problems.push(
+        `prototype pollution: ${PROTOTYPES.map(([name, p]) => `${name} has ${Reflect.ownKeys(p).length} keys`).join(', ')}`,
+      );
     }
     if (problems.length > 0) {
       throw new Error(
@@ -257,7 +276,10 @@ export class Fuzz {
 
   /** A line for the test's diagnostics: seed, requests, statuses. */
   summary(name: string): string {
-    const statuses = [...this.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    const statuses = [...this.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     return `fast-check seed: ${SEED} (FUZZ_SEED=${SEED} to replay) | ${name}: ${this.sent} requests | ${statuses}`;
   }
 }
@@ -265,7 +287,18 @@ export class Fuzz {
 const clip = (s: string, n = 400) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
 
 function diff(before: Snapshot, after: Snapshot): string | undefined {
-  const names = ['projects', 'tasks', 'teams', 'comments', 'milestones', 'timeEntries', 'webhooks', 'notifications', 'activity', 'deliveries'];
+  const names = [
+    'projects',
+    'tasks',
+    'teams',
+    'comments',
+    'milestones',
+    'timeEntries',
+    'webhooks',
+    'notifications',
+    'activity',
+    'deliveries',
+  ];
   for (let i = 0; i < before.length; i++) {
     const a = before[i]!;
     const b = after[i]!;
@@ -291,7 +324,8 @@ export function checkAnswer(
   if (!res.headers['x-request-id']) problems.push('no X-Request-Id');
   const type = res.headers['content-type'] as string | undefined;
   const isApi = sent.url.startsWith('/api') || status >= 400;
-  if (res.body !== '' && isApi && !JSON_TYPE.test(type ?? '')) problems.push(`content-type ${JSON.stringify(type)} for a body`);
+  if (res.body !== '' && isApi && !JSON_TYPE.test(type ?? ''))
+    problems.push(`content-type ${JSON.stringify(type)} for a body`);
   if (sent.method === 'HEAD' && res.body !== '') problems.push('HEAD answered with a body');
   if (status === 304 && res.body !== '') problems.push('304 with a body');
   if (status >= 400) {
@@ -326,7 +360,10 @@ function errorShapeProblems(body: unknown): string[] {
   if (extra.length > 0) problems.push(`error has extra keys ${extra.join()}`);
   if ('details' in e) {
     const d = e.details;
-    if (!Array.isArray(d) || !d.every((x) => x && typeof x.field === 'string' && typeof x.message === 'string' && Object.keys(x).length === 2)) {
+    if (
+      !Array.isArray(d) ||
+      !d.every((x) => x && typeof x.field === 'string' && typeof x.message === 'string' && Object.keys(x).length === 2)
+    ) {
       problems.push('error.details is not [{field, message}]');
     }
   }
@@ -337,7 +374,12 @@ function errorShapeProblems(body: unknown): string[] {
  * Runs `arb` as an async property against one fuzz app: every generated request is sent and checked.
  * Reports the seed (and the command to replay it) through the test's diagnostics.
  */
-export async function fuzzRoutes(t: TestContext, name: string, arb: fc.Arbitrary<RequestSpec>, numRuns: number): Promise<Fuzz> {
+export async function fuzzRoutes(
+  t: TestContext,
+  name: string,
+  arb: fc.Arbitrary<RequestSpec>,
+  numRuns: number,
+): Promise<Fuzz> {
   const fuzz = await Fuzz.create(t);
   t.diagnostic(`fast-check seed: ${SEED}; ${numRuns} runs`);
   try {

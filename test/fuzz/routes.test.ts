@@ -8,13 +8,14 @@ function registeredRoutes(tree: string): string[] {
   const out: string[] = [];
   const stack: string[] = [];
   for (const line of tree.split('\n')) {
-    const m = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)/.exec(line.replace(/\u2502   /g, '│   '));
+    const m = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)/.exec(line.replace(/\u2502 {3}/g, '│   '));
     if (!m) continue;
     const depth = [...m[1]!].length / 4;
     stack.length = depth;
     stack.push(m[2]!);
     const path = stack.join('');
-    for (const method of m[3]!.split(', ')) if (method !== 'HEAD' && method !== 'OPTIONS') out.push(`${method} ${path}`);
+    for (const method of m[3]!.split(', '))
+      if (method !== 'HEAD' && method !== 'OPTIONS') out.push(`${method} ${path}`);
   }
   return out.sort();
 }
@@ -28,7 +29,9 @@ test('the fuzzers cover every route the app serves', async (t) => {
   const fuzzed = new Set(ROUTES.map((r) => `${r.method} ${fastifyPattern(r.pattern)}`));
   // A wildcard route is printed under its longest shared prefix (`/docs*` for `/docs/static/*`).
   const wildcards = [...fuzzed].filter((r) => r.endsWith('*'));
-  const missing = served.filter((r) => !fuzzed.has(r) && !(r.endsWith('*') && wildcards.some((w) => w.startsWith(r.slice(0, -1)))));
+  const missing = served.filter(
+    (r) => !fuzzed.has(r) && !(r.endsWith('*') && wildcards.some((w) => w.startsWith(r.slice(0, -1)))),
+  );
   assert.deepEqual(missing, [], `routes the fuzzers never send to: ${missing.join(', ')}`);
   t.diagnostic(`${served.length} routes served, all fuzzed`);
 });

@@ -83,13 +83,28 @@ export class Api {
     return this.request<T>({ method: 'GET', url, headers });
   }
   post<T = any>(url: string, payload?: unknown, headers: Record<string, string> = {}) {
-    return this.request<T>({ method: 'POST', url, ...jsonBody(payload), headers: { ...jsonHeaders(payload), ...headers } });
+    return this.request<T>({
+      method: 'POST',
+      url,
+      ...jsonBody(payload),
+      headers: { ...jsonHeaders(payload), ...headers },
+    });
   }
   put<T = any>(url: string, payload?: unknown, headers: Record<string, string> = {}) {
-    return this.request<T>({ method: 'PUT', url, ...jsonBody(payload), headers: { ...jsonHeaders(payload), ...headers } });
+    return this.request<T>({
+      method: 'PUT',
+      url,
+      ...jsonBody(payload),
+      headers: { ...jsonHeaders(payload), ...headers },
+    });
   }
   patch<T = any>(url: string, payload?: unknown, headers: Record<string, string> = {}) {
-    return this.request<T>({ method: 'PATCH', url, ...jsonBody(payload), headers: { ...jsonHeaders(payload), ...headers } });
+    return this.request<T>({
+      method: 'PATCH',
+      url,
+      ...jsonBody(payload),
+      headers: { ...jsonHeaders(payload), ...headers },
+    });
   }
   delete<T = any>(url: string, headers: Record<string, string> = {}) {
     return this.request<T>({ method: 'DELETE', url, headers });

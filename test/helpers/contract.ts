@@ -47,7 +47,8 @@ export function contract(): Promise<Contract> {
 }
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 interface Template {
   path: string;
@@ -74,7 +75,10 @@ export class Contract {
     this.ajv.addSchema(doc, DOC_ID); // `$ref`s resolve against the whole document
     this.templates = Object.keys(doc.paths).map((path) => ({
       path,
-      segments: path.split('/').slice(1).map((s) => (/^\{.+\}$/.test(s) ? null : s)),
+      segments: path
+        .split('/')
+        .slice(1)
+        .map((s) => (/^\{.+\}$/.test(s) ? null : s)),
     }));
   }
 

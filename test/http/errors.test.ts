@@ -11,8 +11,13 @@ import { assertError } from './assert-error.ts';
 const TASK = { projectId: 'proj_001', title: 'x' };
 
 /** A raw request with a JSON content type and the body text exactly as given. */
-const raw = (api: Api, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload: string, contentType = 'application/json') =>
-  api.request({ method, url, payload, headers: { 'content-type': contentType } });
+const raw = (
+  api: Api,
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  payload: string,
+  contentType = 'application/json',
+) => api.request({ method, url, payload, headers: { 'content-type': contentType } });
 
 // ---------------------------------------------------------------- one error shape
 
@@ -22,12 +27,27 @@ test('every kind of error answers the one JSON shape {error:{code,message,detail
     ['validation', () => api.post('/api/tasks', {}), 400, 'VALIDATION_ERROR'],
     ['bad query', () => api.get('/api/tasks?status=nope'), 400, 'VALIDATION_ERROR'],
     ['invalid json', () => raw(api, 'POST', '/api/tasks', '{nope'), 400, 'INVALID_JSON'],
-    ['invalid events', () => api.post('/api/webhooks', { url: 'https://x.example.com/h', events: ['nope'] }), 400, 'INVALID_EVENTS'],
+    [
+      'invalid events',
+      () => api.post('/api/webhooks', { url: 'https://x.example.com/h', events: ['nope'] }),
+      400,
+      'INVALID_EVENTS',
+    ],
     ['unknown id', () => api.get('/api/tasks/task_nope'), 404, 'NOT_FOUND'],
     ['unknown route', () => api.get('/api/nope'), 404, 'NOT_FOUND'],
     ['wrong method', () => api.put('/api/tasks/task_001', TASK), 405, 'METHOD_NOT_ALLOWED'],
-    ['too large', () => raw(api, 'POST', '/api/tasks', JSON.stringify({ ...TASK, description: 'a'.repeat(1_100_000) })), 413, 'PAYLOAD_TOO_LARGE'],
-    ['media type', () => raw(api, 'POST', '/api/tasks', 'title=x', 'application/x-www-form-urlencoded'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [
+      'too large',
+      () => raw(api, 'POST', '/api/tasks', JSON.stringify({ ...TASK, description: 'a'.repeat(1_100_000) })),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'media type',
+      () => raw(api, 'POST', '/api/tasks', 'title=x', 'application/x-www-form-urlencoded'),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
     ['bad path', () => api.get('/api/tasks/%E0%A4%A'), 400, 'VALIDATION_ERROR'],
   ];
   for (const [label, send, status, code] of cases) {
@@ -76,7 +96,11 @@ test('a JSON body that is not an object (array, string, number, boolean, null) i
   for (const [method, url] of targets) {
     for (const text of ['[]', '[{"title":"x"}]', '"title"', '42', 'true', 'null']) {
       const e = assertError(await raw(api, method, url, text), 400, 'VALIDATION_ERROR');
-      assert.deepEqual(e.details?.map((d) => d.field), ['body'], `${method} ${url} ${text}`);
+      assert.deepEqual(
+        e.details?.map((d) => d.field),
+        ['body'],
+        `${method} ${url} ${text}`,
+      );
     }
   }
   assert.equal((await api.get('/api/tasks')).body.count, 10);
@@ -95,7 +119,7 @@ test('a __proto__ or constructor.prototype key in a body is refused with 400 and
   for (const [method, url, text] of bodies) {
     const res = await raw(api, method, url, text);
     assert.equal(res.status, 400, text);
-    // The code is INVALID_JSON today (src/http/body.ts refuses these keys in the parser); either 400 code is acceptable.
+    // The code is INVALID_JSON (src/http/body.ts refuses these keys in the parser); either 400 code is acceptable.
     assert.ok(['INVALID_JSON', 'VALIDATION_ERROR'].includes(assertError(res, 400, res.body.error.code).code));
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
@@ -118,7 +142,11 @@ test('a body with another media type is 415 UNSUPPORTED_MEDIA_TYPE', async (t) =
     assertError(await raw(api, 'PATCH', '/api/tasks/task_001', text, type), 415, 'UNSUPPORTED_MEDIA_TYPE');
   }
   // No Content-Type at all with a body is refused too.
-  assertError(await api.request({ method: 'POST', url: '/api/tasks', payload: '{"projectId":"proj_001","title":"x"}' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  assertError(
+    await api.request({ method: 'POST', url: '/api/tasks', payload: '{"projectId":"proj_001","title":"x"}' }),
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+  );
   assert.equal((await api.get('/api/tasks')).body.count, 10);
   assert.equal((await api.get('/api/tasks/task_001')).body.data.title, 'Design the new homepage');
 });
@@ -161,7 +189,11 @@ test('an empty body with Content-Type: application/json is no body: DELETE and t
   assert.deepEqual(del.body, { data: { id: 'task_010', deleted: true } });
 
   const created = await api.post('/api/notifications', {
-    username: 'bob', type: 'task_assigned', message: 'You were assigned task_005', resourceType: 'task', resourceId: 'task_005',
+    username: 'bob',
+    type: 'task_assigned',
+    message: 'You were assigned task_005',
+    resourceType: 'task',
+    resourceId: 'task_005',
   });
   assert.equal(created.status, 201);
   const id = created.body.data.id;
@@ -169,7 +201,13 @@ test('an empty body with Content-Type: application/json is no body: DELETE and t
   assert.equal(one.status, 200);
   assert.equal(one.body.data.read, true);
 
-  await api.post('/api/notifications', { username: 'bob', type: 'comment_added', message: 'm', resourceType: 'comment', resourceId: 'cmt_003' });
+  await api.post('/api/notifications', {
+    username: 'bob',
+    type: 'comment_added',
+    message: 'm',
+    resourceType: 'comment',
+    resourceId: 'cmt_003',
+  });
   const all = await raw(api, 'PATCH', '/api/notifications/read-all', '');
   assert.equal(all.status, 200);
   assert.deepEqual(all.body, { data: { markedRead: 1 } });
@@ -187,7 +225,10 @@ test('an empty body with another Content-Type is no body either (415 is for non-
   assert.equal(all.status, 200);
   // A route that needs a body still refuses an empty one, through its schema.
   const e = assertError(await raw(api, 'POST', '/api/tasks', ''), 400, 'VALIDATION_ERROR');
-  assert.deepEqual(e.details?.map((d) => d.field), ['body']);
+  assert.deepEqual(
+    e.details?.map((d) => d.field),
+    ['body'],
+  );
 });
 
 // ---------------------------------------------------------------- query strings
@@ -216,7 +257,13 @@ test('an empty query value is handled without a 500', async (t) => {
   // An empty enum value is outside the enum.
   assertError(await api.get('/api/tasks?status='), 400, 'VALIDATION_ERROR');
   assertError(await api.get('/api/comments?targetType='), 400, 'VALIDATION_ERROR');
-  for (const url of ['/api/tasks?assignee=', '/api/comments?author=&targetId=', '/api/tasks?=x', '/api/tasks?&&', '/api/tasks?projectId=%E0%A4%A']) {
+  for (const url of [
+    '/api/tasks?assignee=',
+    '/api/comments?author=&targetId=',
+    '/api/tasks?=x',
+    '/api/tasks?&&',
+    '/api/tasks?projectId=%E0%A4%A',
+  ]) {
     const res = await api.get(url);
     assert.ok(res.status < 500, `${url}: ${res.status} ${res.text.slice(0, 200)}`);
     if (res.status >= 400) assertError(res, res.status, res.body.error.code);
@@ -227,7 +274,10 @@ test('unknown query parameters are ignored', async (t) => {
   const { api } = await testApp(t);
   const res = await api.get('/api/tasks?colour=red&status=done');
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body.data.map((x: any) => x.id), ['task_001', 'task_004', 'task_009']);
+  assert.deepEqual(
+    res.body.data.map((x: any) => x.id),
+    ['task_001', 'task_004', 'task_009'],
+  );
 });
 
 // ---------------------------------------------------------------- X-Actor
@@ -237,7 +287,10 @@ test('an X-Actor header longer than 100 characters (or blank) is 400 VALIDATION_
   for (const actor of ['a'.repeat(101), '   ']) {
     const create = await api.post('/api/tasks', TASK, { 'x-actor': actor });
     const e = assertError(create, 400, 'VALIDATION_ERROR');
-    assert.deepEqual(e.details?.map((d) => d.field), ['X-Actor']);
+    assert.deepEqual(
+      e.details?.map((d) => d.field),
+      ['X-Actor'],
+    );
     assertError(await api.patch('/api/tasks/task_001', { title: 'y' }, { 'x-actor': actor }), 400, 'VALIDATION_ERROR');
     assertError(await api.delete('/api/tasks/task_002', { 'x-actor': actor }), 400, 'VALIDATION_ERROR');
   }
@@ -288,7 +341,10 @@ test('each request is logged once, when it completes, with its id; one that logs
   const lines: LogLine[] = [];
   let children = 0; // made at any depth
   const counted = (l: FastifyBaseLogger): FastifyBaseLogger =>
-    ({ ...l, child: (b: Record<string, unknown>) => (children++, counted(l.child(b))) }) as unknown as FastifyBaseLogger;
+    ({
+      ...l,
+      child: (b: Record<string, unknown>) => (children++, counted(l.child(b))),
+    }) as unknown as FastifyBaseLogger;
   const logger = counted(recordingLogger(lines));
   const { api } = await testApp(t, { logger });
   const before = children;
@@ -296,13 +352,16 @@ test('each request is logged once, when it completes, with its id; one that logs
   const access = lines.filter((l) => l.msg === 'request completed');
   assert.equal(access.length, 1);
   const line = access[0]!.obj as Record<string, unknown>;
-  assert.deepEqual({ ...line, responseTime: typeof line.responseTime }, {
-    reqId: 'req-ok',
-    method: 'GET',
-    url: '/api/tasks/task_001',
-    statusCode: 200,
-    responseTime: 'number',
-  });
+  assert.deepEqual(
+    { ...line, responseTime: typeof line.responseTime },
+    {
+      reqId: 'req-ok',
+      method: 'GET',
+      url: '/api/tasks/task_001',
+      statusCode: 200,
+      responseTime: 'number',
+    },
+  );
   assert.equal(lines.filter((l) => l.msg === 'incoming request').length, 0);
   assert.equal(children, before, 'no per-request child logger was made');
 });

@@ -4,7 +4,13 @@ import { errorOf, testApp } from '../helpers/app.ts';
 
 test('a single-record GET carries an ETag; If-None-Match with it gives 304 and no body', async (t) => {
   const { api } = await testApp(t);
-  for (const path of ['/api/tasks/task_001', '/api/projects/proj_001', '/api/teams/team_001', '/api/activity-log/act_001', '/api/webhooks/wh_001']) {
+  for (const path of [
+    '/api/tasks/task_001',
+    '/api/projects/proj_001',
+    '/api/teams/team_001',
+    '/api/activity-log/act_001',
+    '/api/webhooks/wh_001',
+  ]) {
     const first = await api.get(path);
     const etag = first.headers.etag as string;
     assert.match(etag, /^"[0-9A-Za-z:.-]+"$/, path); // opaque: quoted, no spaces or quotes inside

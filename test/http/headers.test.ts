@@ -30,7 +30,11 @@ test('a CORS preflight is 204 and allows any origin and the service methods and 
     const res = await api.request({
       method: 'OPTIONS',
       url,
-      headers: { origin: ORIGIN, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'content-type, x-actor' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'content-type, x-actor',
+      },
     });
     assert.equal(res.status, 204, url);
     assert.equal(res.text, '');
@@ -65,17 +69,17 @@ test('normal answers carry access-control-allow-origin: * and expose X-Request-I
   }
 });
 
-test(
-  'an OPTIONS request that is not a CORS preflight (no Origin or no Access-Control-Request-Method) answers JSON, never text/plain',
-  async (t) => {
-    const { api } = await testApp(t);
-    for (const headers of [{}, { origin: ORIGIN }, { 'access-control-request-method': 'GET' }] as Record<string, string>[]) {
-      const res = await api.request({ method: 'OPTIONS', url: '/api/tasks', headers });
-      if (res.status >= 400) assertError(res, res.status, res.body?.error?.code);
-      else assert.equal(res.status, 204, JSON.stringify(headers));
-    }
-  },
-);
+test('an OPTIONS request that is not a CORS preflight (no Origin or no Access-Control-Request-Method) answers JSON, never text/plain', async (t) => {
+  const { api } = await testApp(t);
+  for (const headers of [{}, { origin: ORIGIN }, { 'access-control-request-method': 'GET' }] as Record<
+    string,
+    string
+  >[]) {
+    const res = await api.request({ method: 'OPTIONS', url: '/api/tasks', headers });
+    if (res.status >= 400) assertError(res, res.status, res.body?.error?.code);
+    else assert.equal(res.status, 204, JSON.stringify(headers));
+  }
+});
 
 // ---------------------------------------------------------------- X-Request-Id
 
@@ -90,7 +94,13 @@ test('X-Request-Id is generated (a UUID) when absent, different on every request
 
 test('X-Request-Id is echoed when a plain token is sent, on success and on errors', async (t) => {
   const { api } = await testApp(t);
-  for (const id of ['abc-123', 'req_42.retry:1', 'user@host', '0f9c2a5e-1d7b-4c3a-9e8f-123456789abc', 'x'.repeat(128)]) {
+  for (const id of [
+    'abc-123',
+    'req_42.retry:1',
+    'user@host',
+    '0f9c2a5e-1d7b-4c3a-9e8f-123456789abc',
+    'x'.repeat(128),
+  ]) {
     assert.equal((await api.get('/api/tasks', { 'x-request-id': id })).headers['x-request-id'], id);
   }
   const id = 'trace-77';
@@ -102,7 +112,15 @@ test('X-Request-Id is echoed when a plain token is sent, on success and on error
 
 test('an unsafe X-Request-Id (too long, spaces, markup, empty) is replaced by a generated one', async (t) => {
   const { api } = await testApp(t);
-  for (const sent of ['a'.repeat(300), 'x'.repeat(129), 'has spaces', 'id\twith\ttabs', '<script>alert(1)</script>', 'a/b', '']) {
+  for (const sent of [
+    'a'.repeat(300),
+    'x'.repeat(129),
+    'has spaces',
+    'id\twith\ttabs',
+    '<script>alert(1)</script>',
+    'a/b',
+    '',
+  ]) {
     const res = await api.get('/api/tasks', { 'x-request-id': sent });
     assert.equal(res.status, 200);
     assert.notEqual(res.headers['x-request-id'], sent);

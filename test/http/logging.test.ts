@@ -28,9 +28,15 @@ test('log lines written in one turn of the event loop reach stdout together, in 
 });
 
 test('lines logged just before the process exits are written (process.exit and an uncaught error)', () => {
-  for (const [how, code] of [['process.exit(3)', 3], ["throw new Error('boom')", 1]] as const) {
+  for (const [how, code] of [
+    ['process.exit(3)', 3],
+    ["throw new Error('boom')", 1],
+  ] as const) {
     const script = `import { stdoutPerTurn } from './src/http/logging.ts'; const out = stdoutPerTurn(); out.write('{"last":1}\\n'); out.write('{"last":2}\\n'); ${how};`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     assert.equal(child.status, code, child.stderr);
     assert.equal(child.stdout, '{"last":1}\n{"last":2}\n', how);
   }
@@ -45,7 +51,10 @@ test('over real HTTP, the access line of a request is on stdout by the time its 
     await res.arrayBuffer();
     let line: string | undefined;
     for (let waited = 0; waited < 1_000 && !line; waited += 10) {
-      line = server.output().split('\n').find((l) => l.includes(`"reqId":"log-test-${i}"`));
+      line = server
+        .output()
+        .split('\n')
+        .find((l) => l.includes(`"reqId":"log-test-${i}"`));
       if (!line) await new Promise((r) => setTimeout(r, 10));
     }
     assert.ok(line, `access line of request ${i}`);
@@ -53,7 +62,18 @@ test('over real HTTP, the access line of a request is on stdout by the time its 
     assert.equal(entry.msg, 'request completed');
     assert.equal(entry.statusCode, 200);
     assert.equal(entry.url, '/api/tasks/task_001');
-    assert.deepEqual(Object.keys(entry), ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'responseTime', 'msg']);
+    assert.deepEqual(Object.keys(entry), [
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'reqId',
+      'method',
+      'url',
+      'statusCode',
+      'responseTime',
+      'msg',
+    ]);
     assert.equal(entry.pid, server.child.pid);
   }
 });
@@ -69,17 +89,32 @@ test("the access line, formatted by the service itself, is the line its pino log
     const request = { id: `req-${i}`, method: i === 1 ? 'PATCH' : 'GET', url, server: { log } };
     const reply = { statusCode: 200 + i, elapsedTime: 0.25 * (i + 1) };
     access.requestCompleted(null, request as unknown as FastifyRequest, reply as unknown as FastifyReply);
-    log.info({ reqId: request.id, method: request.method, url, statusCode: reply.statusCode, responseTime: reply.elapsedTime }, 'request completed');
+    log.info(
+      { reqId: request.id, method: request.method, url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+      'request completed',
+    );
   }
   const sameTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
   assert.equal(made.length, urls.length);
   assert.deepEqual(made.map(sameTime), fromPino.map(sameTime));
-  assert.deepEqual(made.map((l) => (JSON.parse(l) as { url: string }).url), urls);
+  assert.deepEqual(
+    made.map((l) => (JSON.parse(l) as { url: string }).url),
+    urls,
+  );
 
   made.length = 0;
-  for (const [level, lines] of [['warn', 0], ['silent', 0], ['debug', 1], ['info', 1]] as const) {
+  for (const [level, lines] of [
+    ['warn', 0],
+    ['silent', 0],
+    ['debug', 1],
+    ['info', 1],
+  ] as const) {
     log.level = level;
-    access.requestCompleted(null, { id: 'r', method: 'GET', url: '/', server: { log } } as unknown as FastifyRequest, { statusCode: 200, elapsedTime: 1 } as unknown as FastifyReply);
+    access.requestCompleted(
+      null,
+      { id: 'r', method: 'GET', url: '/', server: { log } } as unknown as FastifyRequest,
+      { statusCode: 200, elapsedTime: 1 } as unknown as FastifyReply,
+    );
     assert.equal(made.length, lines, level);
     made.length = 0;
   }

@@ -61,10 +61,16 @@ test('over real HTTP: create a task, read it, update it, delete it', async (t) =
   });
 
   const list = await fetch(`${base}/api/tasks?projectId=proj_002&status=in_progress`);
-  assert.deepEqual(((await list.json()) as any).data.map((x: any) => x.id), ['task_005', 'task_test00000001']);
+  assert.deepEqual(
+    ((await list.json()) as any).data.map((x: any) => x.id),
+    ['task_005', 'task_test00000001'],
+  );
 
   // DELETE sent with a JSON content type and no body, as some clients do.
-  const deleted = await fetch(`${base}/api/tasks/${task.id}`, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+  const deleted = await fetch(`${base}/api/tasks/${task.id}`, {
+    method: 'DELETE',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(deleted.status, 200);
   assert.deepEqual(await deleted.json(), { data: { id: task.id, deleted: true } });
 });
@@ -90,7 +96,11 @@ test('over real HTTP: 404 body, 405 Allow, 400 on bad JSON, CORS and request id 
   assert.equal(wrong.headers.get('allow'), 'DELETE, GET, HEAD, PUT');
   assert.equal(((await wrong.json()) as any).error.code, 'METHOD_NOT_ALLOWED');
 
-  const badJson = await fetch(`${base}/api/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":' });
+  const badJson = await fetch(`${base}/api/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"title":',
+  });
   assert.equal(badJson.status, 400);
   assert.equal(((await badJson.json()) as any).error.code, 'INVALID_JSON');
 

@@ -50,7 +50,12 @@ test('a known path with another method is 405 METHOD_NOT_ALLOWED with an Allow h
     ['PUT', '/api/tasks/task_nope', 'DELETE, GET, HEAD, PATCH'],
   ];
   for (const [method, url, allow] of cases) {
-    const res = await api.request({ method, url, payload: method === 'GET' || method === 'DELETE' ? undefined : '{}', headers: { 'content-type': 'application/json' } });
+    const res = await api.request({
+      method,
+      url,
+      payload: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     const e = assertError(res, 405, 'METHOD_NOT_ALLOWED');
     assert.equal(res.headers.allow, allow, `${method} ${url}`);
     assert.match(e.message, new RegExp(method));
@@ -108,7 +113,10 @@ test('a trailing slash is ignored', async (t) => {
   assert.equal(one.status, 200);
   assert.equal(one.body.data.id, 'task_001');
   const filtered = await api.get('/api/tasks/?status=done');
-  assert.deepEqual(filtered.body.data.map((x: any) => x.id), ['task_001', 'task_004', 'task_009']);
+  assert.deepEqual(
+    filtered.body.data.map((x: any) => x.id),
+    ['task_001', 'task_004', 'task_009'],
+  );
   const created = await api.post('/api/teams/', { name: 'Slash' });
   assert.equal(created.status, 201);
   const patched = await api.patch('/api/teams/team_001/', { name: 'Platform 2' });

@@ -4,30 +4,53 @@ import { Type } from 'typebox';
 import { toDetails, validatorCompiler } from '../../src/http/validation.ts';
 
 type Check = ((data: unknown) => boolean) & { errors?: Parameters<typeof toDetails>[0] | null };
-const compile = (schema: object, httpPart: string) => validatorCompiler({ schema, httpPart, method: 'GET', url: '/t' }) as unknown as Check;
+const compile = (schema: object, httpPart: string) =>
+  validatorCompiler({ schema, httpPart, method: 'GET', url: '/t' }) as unknown as Check;
 
-const Query = Type.Object({ n: Type.Optional(Type.Integer()), x: Type.Optional(Type.Number()), s: Type.Optional(Type.String()) });
+const Query = Type.Object({
+  n: Type.Optional(Type.Integer()),
+  x: Type.Optional(Type.Number()),
+  s: Type.Optional(Type.String()),
+});
 
 test('numbers in a query string count only as written: digits for an integer; a fraction and an exponent for a number', () => {
   const check = compile(Query, 'querystring');
-  for (const [n, x] of [['12', '1.5'], ['-3', '2e3'], ['007', '-0.25E-2']]) {
+  for (const [n, x] of [
+    ['12', '1.5'],
+    ['-3', '2e3'],
+    ['007', '-0.25E-2'],
+  ]) {
     const data: Record<string, unknown> = { n, x };
     assert.equal(check(data), true, `${n} ${x}`);
     assert.equal(check.errors, null);
     assert.equal(typeof data.n, 'number', 'still read as a number');
   }
-  for (const [field, value] of <[string, string][]>[['n', '0x10'], ['n', '1.0'], ['n', ' 1'], ['n', '+1'], ['x', '0x10'], ['x', '.5'], ['x', 'Infinity'], ['x', '1e']]) {
+  for (const [field, value] of <[string, string][]>[
+    ['n', '0x10'],
+    ['n', '1.0'],
+    ['n', ' 1'],
+    ['n', '+1'],
+    ['x', '0x10'],
+    ['x', '.5'],
+    ['x', 'Infinity'],
+    ['x', '1e'],
+  ]) {
     assert.equal(check({ [field]: value }), false, `${field}=${value}`);
-    assert.deepEqual(toDetails(check.errors!, 'querystring'), [
-      { field, message: field === 'n' ? 'must be an integer' : 'must be a number' },
-    ], `${field}=${value}`);
+    assert.deepEqual(
+      toDetails(check.errors!, 'querystring'),
+      [{ field, message: field === 'n' ? 'must be an integer' : 'must be a number' }],
+      `${field}=${value}`,
+    );
   }
   // With ajv's own errors after it: both fields named.
   assert.equal(check({ n: '0x10', x: 'abc' }), false);
-  assert.deepEqual(toDetails(check.errors!, 'querystring').map((d) => d.field), ['n', 'x']);
+  assert.deepEqual(
+    toDetails(check.errors!, 'querystring').map((d) => d.field),
+    ['n', 'x'],
+  );
 });
 
-test('a text part without numbers, and bodies, keep ajv\'s validator as it is (bodies are never coerced)', () => {
+test("a text part without numbers, and bodies, keep ajv's validator as it is (bodies are never coerced)", () => {
   const strings = compile(Type.Object({ s: Type.String() }), 'querystring');
   assert.equal(strings({ s: '0x10' }), true);
   const body = compile(Type.Object({ n: Type.Integer() }), 'body');

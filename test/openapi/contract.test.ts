@@ -31,24 +31,42 @@ test('a body that does not match the schema of its status fails, naming the fiel
   assert.match(problem!, /GET \/api\/tasks\/\{id\} → 200.*\/data\/status must be equal to one of the allowed values/);
   assert.match(c.check(got('GET', '/api/tasks', 200, { data: [tasks[0]] }))[0]!, /must have required property 'count'/);
   assert.match(c.check(got('GET', '/api/tasks/task_001', 304, { data: tasks[0] }))[0]!, /documented without a body/);
-  assert.match(c.check(got('GET', '/api/tasks/task_001', 200, { data: tasks[0] }, 'text/html'))[0]!, /content-type text\/html/);
+  assert.match(
+    c.check(got('GET', '/api/tasks/task_001', 200, { data: tasks[0] }, 'text/html'))[0]!,
+    /content-type text\/html/,
+  );
 });
 
 test('a status the operation does not list fails', async () => {
   const c = await contract();
   const [problem] = c.check(got('GET', '/api/tasks/task_001', 409, notFound));
   assert.match(problem!, /status 409 is not documented \(listed: 200, 304, 404, 500\)/);
-  assert.match(c.check(got('DELETE', '/api/tasks/task_001', 201, { data: tasks[0] }))[0]!, /status 201 is not documented/);
+  assert.match(
+    c.check(got('DELETE', '/api/tasks/task_001', 201, { data: tasks[0] }))[0]!,
+    /status 201 is not documented/,
+  );
 });
 
 test('answers to paths without an operation must be the shared error', async () => {
   const c = await contract();
-  assert.deepEqual(c.check(got('GET', '/api/nope', 404, { error: { code: 'NOT_FOUND', message: 'No route for GET /api/nope' } })), []);
-  assert.deepEqual(c.check(got('PUT', '/api/activity-log/act_001', 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'x' } })), []);
-  assert.match(c.check(got('GET', '/api/nope', 404, { message: 'Not Found' }))[0]!, /the shared error.*must have required property 'error'/);
+  assert.deepEqual(
+    c.check(got('GET', '/api/nope', 404, { error: { code: 'NOT_FOUND', message: 'No route for GET /api/nope' } })),
+    [],
+  );
+  assert.deepEqual(
+    c.check(got('PUT', '/api/activity-log/act_001', 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'x' } })),
+    [],
+  );
+  assert.match(
+    c.check(got('GET', '/api/nope', 404, { message: 'Not Found' }))[0]!,
+    /the shared error.*must have required property 'error'/,
+  );
   assert.match(c.check(got('GET', '/api/nope', 200, { data: [] }))[0]!, /no such operation/);
   // A path that is not valid URL encoding is refused before routing: never taken for an operation.
-  assert.deepEqual(c.check(got('GET', '/api/tasks/%E0%A4%A', 400, { error: { code: 'VALIDATION_ERROR', message: 'x' } })), []);
+  assert.deepEqual(
+    c.check(got('GET', '/api/tasks/%E0%A4%A', 400, { error: { code: 'VALIDATION_ERROR', message: 'x' } })),
+    [],
+  );
 });
 
 test('paths are matched to templates as the router does: static segments first, per method', async () => {
@@ -56,7 +74,10 @@ test('paths are matched to templates as the router does: static segments first, 
   assert.equal(c.templateFor('PATCH', '/api/notifications/read-all'), '/api/notifications/read-all');
   assert.equal(c.templateFor('GET', '/api/notifications/read-all'), '/api/notifications/{id}');
   assert.equal(c.templateFor('GET', '/api/tasks/'), '/api/tasks');
-  assert.equal(c.templateFor('POST', '/api/webhooks/wh_001/deliveries/dlv_1/redeliver'), '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver');
+  assert.equal(
+    c.templateFor('POST', '/api/webhooks/wh_001/deliveries/dlv_1/redeliver'),
+    '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+  );
   assert.equal(c.templateFor('PUT', '/api/tasks/task_001'), undefined);
   assert.equal(c.templateFor('GET', '/api/tasks/task_001/extra'), undefined);
 });

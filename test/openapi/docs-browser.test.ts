@@ -17,49 +17,56 @@ const ARGS = [
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 // The docs page as a user meets it: a real browser, the real server, "Try it out" against the same origin.
-test('the /docs page lists the operations and runs one against this server, loading nothing from elsewhere', { timeout: 120_000 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    t.skip(`chromium not installed: ${CHROMIUM} is missing (.ci/run installs it with apt; this machine could not)`);
-    return;
-  }
-  const app = await buildApp({ config: { logLevel: 'silent' } });
-  t.after(() => app.close());
-  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+test(
+  'the /docs page lists the operations and runs one against this server, loading nothing from elsewhere',
+  { timeout: 120_000 },
+  async (t) => {
+    if (!existsSync(CHROMIUM)) {
+      t.skip(`chromium not installed: ${CHROMIUM} is missing (.ci/run installs it with apt; this machine could not)`);
+      return;
+    }
+    const app = await buildApp({ config: { logLevel: 'silent' } });
+    t.after(() => app.close());
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-  t.after(() => browser.close());
-  const page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  const requested: string[] = [];
-  const consoleErrors: string[] = [];
-  page.on('request', (request) => requested.push(request.url()));
-  page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
-  page.on('pageerror', (err) => consoleErrors.push(err.message));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    t.after(() => browser.close());
+    const page = await browser.newPage();
+    page.setDefaultTimeout(30_000);
+    const requested: string[] = [];
+    const consoleErrors: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
+    page.on('pageerror', (err) => consoleErrors.push(err.message));
 
-  await page.goto(`${base}/docs`);
-  await page.getByText('listTasks', { exact: true }).waitFor();
-  await page.getByText('Create a task', { exact: true }).waitFor();
+    await page.goto(`${base}/docs`);
+    await page.getByText('listTasks', { exact: true }).waitFor();
+    await page.getByText('Create a task', { exact: true }).waitFor();
 
-  const operation = page.locator('#operations-Tasks-getTask');
-  await operation.locator('.opblock-summary').first().click();
-  await operation.getByRole('button', { name: 'Try it out' }).click();
-  // The path parameter comes filled with the document's example, a seeded task.
-  const id = operation.locator('input[placeholder="id"]');
-  if ((await id.inputValue()) === '') await id.fill('task_001');
-  assert.equal(await id.inputValue(), 'task_001');
-  const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/tasks/task_001');
-  await operation.getByRole('button', { name: 'Execute' }).click();
-  assert.equal((await answered).status(), 200);
+    const operation = page.locator('#operations-Tasks-getTask');
+    await operation.locator('.opblock-summary').first().click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    // The path parameter comes filled with the document's example, a seeded task.
+    const id = operation.locator('input[placeholder="id"]');
+    if ((await id.inputValue()) === '') await id.fill('task_001');
+    assert.equal(await id.inputValue(), 'task_001');
+    const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/tasks/task_001');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    assert.equal((await answered).status(), 200);
 
-  const body = operation.locator('.live-responses-table .response-col_description pre').first();
-  await body.filter({ hasText: 'Design the new homepage' }).waitFor();
-  assert.match(await body.innerText(), /"id": "task_001"/);
+    const body = operation.locator('.live-responses-table .response-col_description pre').first();
+    await body.filter({ hasText: 'Design the new homepage' }).waitFor();
+    assert.match(await body.innerText(), /"id": "task_001"/);
 
-  const outside = requested.filter((url) => {
-    const u = new URL(url);
-    return !['data:', 'blob:'].includes(u.protocol) && !LOOPBACK.has(u.hostname);
-  });
-  assert.deepEqual(outside, [], 'requests to other hosts');
-  assert.ok(requested.some((url) => url.endsWith('/docs/json')), requested.join('\n'));
-  assert.deepEqual(consoleErrors, []);
-});
+    const outside = requested.filter((url) => {
+      const u = new URL(url);
+      return !['data:', 'blob:'].includes(u.protocol) && !LOOPBACK.has(u.hostname);
+    });
+    assert.deepEqual(outside, [], 'requests to other hosts');
+    assert.ok(
+      requested.some((url) => url.endsWith('/docs/json')),
+      requested.join('\n'),
+    );
+    assert.deepEqual(consoleErrors, []);
+  },
+);

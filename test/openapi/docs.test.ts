@@ -14,7 +14,10 @@ test('/docs is a swagger-ui page whose every asset is served by this server', as
   assert.match(csp, /connect-src 'self'/);
 
   const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-  assert.ok(assets.some((a) => a.endsWith('swagger-ui-bundle.js')), assets.join(' '));
+  assert.ok(
+    assets.some((a) => a.endsWith('swagger-ui-bundle.js')),
+    assets.join(' '),
+  );
   for (const asset of assets) {
     const res = await api.get(new URL(asset, 'http://x/docs').pathname);
     assert.equal(res.status, 200, asset);

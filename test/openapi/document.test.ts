@@ -28,7 +28,10 @@ test('GET /api/openapi.json is an OpenAPI 3.1 document named after the package',
   assert.deepEqual(doc.servers, [{ url: '/', description: 'The server this document came from' }]);
   // Its own pages are not operations of the API.
   assert.equal(doc.paths['/api/openapi.json'], undefined);
-  assert.equal(Object.keys(doc.paths).some((p) => p.startsWith('/docs')), false);
+  assert.equal(
+    Object.keys(doc.paths).some((p) => p.startsWith('/docs')),
+    false,
+  );
 });
 
 test('the document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', async () => {
@@ -46,7 +49,9 @@ test('every route the service serves under /api is in the document, with every m
   const { doc } = await contract();
   const served = routesOf(app.printRoutes({ commonPrefix: false }))
     .filter(([path]) => path.startsWith('/api/') && path !== '/api/openapi.json')
-    .flatMap(([path, methods]) => methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${path.replace(/:(\w+)/g, '{$1}')}`));
+    .flatMap(([path, methods]) =>
+      methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${path.replace(/:(\w+)/g, '{$1}')}`),
+    );
   const documented = operations(doc).map(([path, method]) => `${method.toUpperCase()} ${path}`);
   assert.ok(served.length >= 40, `only ${served.length} routes found`);
   assert.deepEqual(documented.sort(), served.sort());
@@ -88,30 +93,49 @@ test('request and response schemas are the ones the routes validate and serializ
   assert.deepEqual(body.required, TaskCreate.required);
   assert.deepEqual(Object.keys(body.properties), Object.keys(TaskCreate.properties));
   const list = doc.paths['/api/tasks']!.get!;
-  assert.deepEqual(list.parameters!.map((p) => `${p.in}:${p.name}`), ['query:projectId', 'query:assignee', 'query:status']);
+  assert.deepEqual(
+    list.parameters!.map((p) => `${p.in}:${p.name}`),
+    ['query:projectId', 'query:assignee', 'query:status'],
+  );
   // Responses name their records: one component per record schema, the same schema the route serializes with.
   const get = doc.paths['/api/tasks/{id}']!.get!.responses['200']!.content!['application/json']!.schema;
-  assert.deepEqual(get, { type: 'object', required: ['data'], properties: { data: { $ref: '#/components/schemas/Task' } } });
+  assert.deepEqual(get, {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { $ref: '#/components/schemas/Task' } },
+  });
   assert.deepEqual((doc.components.schemas.Task as { required: string[] }).required, Task.required);
   const update = doc.paths['/api/tasks/{id}']!.patch!;
-  assert.deepEqual(update.parameters!.map((p) => `${p.in}:${p.name}`), ['path:id', 'header:if-match', 'header:x-actor']);
+  assert.deepEqual(
+    update.parameters!.map((p) => `${p.in}:${p.name}`),
+    ['path:id', 'header:if-match', 'header:x-actor'],
+  );
 });
 
 test('examples come from the sample records and match their own schemas', async () => {
   const c = await contract();
   const get = c.doc.paths['/api/tasks/{id}']!.get!;
-  assert.equal((get.responses['200']!.content!['application/json']!.example as { data: { id: string } }).data.id, 'task_001');
+  assert.equal(
+    (get.responses['200']!.content!['application/json']!.example as { data: { id: string } }).data.id,
+    'task_001',
+  );
   assert.equal(get.parameters!.find((p) => p.name === 'id')!.example, 'task_001');
-  const teams = c.doc.paths['/api/teams']!.get!.responses['200']!.content!['application/json']!.example as { data: object[] };
+  const teams = c.doc.paths['/api/teams']!.get!.responses['200']!.content!['application/json']!.example as {
+    data: object[];
+  };
   assert.equal((teams.data[0] as { memberCount: number }).memberCount, 3);
 
   let checked = 0;
   for (const [path, method, op] of operations(c.doc)) {
     const base = `/paths/${escape(path)}/${method}`;
     const media = [
-      ...Object.entries(op.requestBody?.content ?? {}).map(([type, m]) => [`${base}/requestBody/content/${escape(type)}`, m] as const),
+      ...Object.entries(op.requestBody?.content ?? {}).map(
+        ([type, m]) => [`${base}/requestBody/content/${escape(type)}`, m] as const,
+      ),
       ...Object.entries(op.responses).flatMap(([status, r]) =>
-        Object.entries(r.content ?? {}).map(([type, m]) => [`${base}/responses/${status}/content/${escape(type)}`, m] as const),
+        Object.entries(r.content ?? {}).map(
+          ([type, m]) => [`${base}/responses/${status}/content/${escape(type)}`, m] as const,
+        ),
       ),
       ...(op.parameters ?? []).map((p, i) => [`${base}/parameters/${i}`, p] as const),
     ];
@@ -125,7 +149,7 @@ test('examples come from the sample records and match their own schemas', async 
   assert.ok(checked >= 60, `only ${checked} examples`);
 });
 
-/** `[path, methods]` of every route, from Fastify's printed route tree (each line adds a segment to its parent's path). */
+/** `[path, methods]` of every route, from Fastify's printed route tree (each line adds a segment to its parent). */
 function routesOf(tree: string): [string, string[]][] {
   const out: [string, string[]][] = [];
   const stack: string[] = [];

@@ -25,9 +25,10 @@ test('the document passes `redocly lint` with no errors', async (t) => {
   await writeFile(file, JSON.stringify((await contract()).doc));
 
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' };
-  const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--format=json'], { cwd: root, env }).catch(
-    (err: { stdout: string; stderr: string; code: number }) => err,
-  );
+  const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--format=json'], {
+    cwd: root,
+    env,
+  }).catch((err: { stdout: string; stderr: string; code: number }) => err);
   const report = JSON.parse(run.stdout) as LintReport;
   const errors = report.problems.filter((p) => p.severity === 'error');
   assert.deepEqual(

@@ -4,7 +4,18 @@ import { errorOf, fieldsOf, testApp } from '../helpers/app.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const ids = (res: { body: any }) => res.body.data.map((e: any) => e.id);
-const NEWEST_FIRST = ['act_010', 'act_009', 'act_008', 'act_007', 'act_006', 'act_005', 'act_004', 'act_003', 'act_002', 'act_001'];
+const NEWEST_FIRST = [
+  'act_010',
+  'act_009',
+  'act_008',
+  'act_007',
+  'act_006',
+  'act_005',
+  'act_004',
+  'act_003',
+  'act_002',
+  'act_001',
+];
 const entry = { action: 'sprint.started', actor: 'alice', resourceType: 'project', resourceId: 'proj_002' };
 
 test('GET /api/activity-log lists the ten seeded entries newest first, with count and total', async (t) => {
@@ -67,10 +78,22 @@ test('GET /api/activity-log: since and until are inclusive bounds', async (t) =>
   const window = await api.get('/api/activity-log?since=2026-09-12T09:00:00.000Z&until=2026-09-25T09:00:00.000Z');
   assert.deepEqual(ids(window), ['act_005', 'act_004', 'act_003']);
   // One millisecond either side excludes it.
-  assert.deepEqual(ids(await api.get('/api/activity-log?since=2026-09-30T16:00:00.001Z&until=2026-10-01T00:00:00Z')), []);
+  assert.deepEqual(
+    ids(await api.get('/api/activity-log?since=2026-09-30T16:00:00.001Z&until=2026-10-01T00:00:00Z')),
+    [],
+  );
   // Without milliseconds, and with an offset (2026-09-30T18:00+02:00 is 16:00Z).
-  assert.deepEqual(ids(await api.get('/api/activity-log?since=2026-09-30T16:00:00Z&until=2026-09-30T16:00:00Z')), ['act_007']);
-  assert.deepEqual(ids(await api.get(`/api/activity-log?until=${encodeURIComponent('2026-09-30T18:00:00+02:00')}&since=2026-09-30T00:00:00Z`)), ['act_007']);
+  assert.deepEqual(ids(await api.get('/api/activity-log?since=2026-09-30T16:00:00Z&until=2026-09-30T16:00:00Z')), [
+    'act_007',
+  ]);
+  assert.deepEqual(
+    ids(
+      await api.get(
+        `/api/activity-log?until=${encodeURIComponent('2026-09-30T18:00:00+02:00')}&since=2026-09-30T00:00:00Z`,
+      ),
+    ),
+    ['act_007'],
+  );
   // An empty window.
   const empty = await api.get('/api/activity-log?since=2026-10-02T00:00:00Z&until=2026-10-01T00:00:00Z');
   assert.deepEqual(empty.body, { data: [], count: 0, total: 0 });
@@ -105,17 +128,14 @@ test('GET /api/activity-log: invalid since/until are 400 on the field', async (t
   }
 });
 
-test(
-  'GET /api/activity-log: impossible calendar dates in since/until are 400',
-  async (t) => {
-    const { api } = await testApp(t);
-    for (const query of ['until=2026-02-30', 'since=2026-04-31', 'since=2026-02-29T10:00:00Z']) {
-      const res = await api.get(`/api/activity-log?${query}`);
-      assert.equal(res.status, 400, query);
-      assert.deepEqual(fieldsOf(res), [query.split('=')[0]!], query);
-    }
-  },
-);
+test('GET /api/activity-log: impossible calendar dates in since/until are 400', async (t) => {
+  const { api } = await testApp(t);
+  for (const query of ['until=2026-02-30', 'since=2026-04-31', 'since=2026-02-29T10:00:00Z']) {
+    const res = await api.get(`/api/activity-log?${query}`);
+    assert.equal(res.status, 400, query);
+    assert.deepEqual(fieldsOf(res), [query.split('=')[0]!], query);
+  }
+});
 
 test('GET /api/activity-log: limit cuts the data after filtering; total counts before limit', async (t) => {
   const { api } = await testApp(t);
@@ -217,7 +237,12 @@ test('POST /api/activity-log keeps summary and metadata as sent, nested values i
     nothing: null,
   };
   const res = await api.post('/api/activity-log', {
-    action: 'task.status_changed', actor: 'bob', resourceType: 'task', resourceId: 'task_005', summary: 'Done at last', metadata,
+    action: 'task.status_changed',
+    actor: 'bob',
+    resourceType: 'task',
+    resourceId: 'task_005',
+    summary: 'Done at last',
+    metadata,
   });
   assert.equal(res.status, 201);
   assert.equal(res.body.data.summary, 'Done at last');

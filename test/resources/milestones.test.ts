@@ -14,7 +14,15 @@ test('GET /api/milestones lists the five seeded milestones with count', async (t
     ['ms_001', 'ms_002', 'ms_003', 'ms_004', 'ms_005'],
   );
   assert.deepEqual(Object.keys(res.body.data[0]).sort(), [
-    'createdAt', 'description', 'dueDate', 'id', 'projectId', 'reachedAt', 'status', 'title', 'updatedAt',
+    'createdAt',
+    'description',
+    'dueDate',
+    'id',
+    'projectId',
+    'reachedAt',
+    'status',
+    'title',
+    'updatedAt',
   ]);
   assert.deepEqual(res.body.data[0], {
     id: 'ms_001',
@@ -32,18 +40,30 @@ test('GET /api/milestones lists the five seeded milestones with count', async (t
 test('GET /api/milestones filters by projectId and status (combined), count follows; unknown status is a 400', async (t) => {
   const { api } = await testApp(t);
   const byProject = await api.get('/api/milestones?projectId=proj_001');
-  assert.deepEqual(byProject.body.data.map((m: any) => m.id), ['ms_001', 'ms_002']);
+  assert.deepEqual(
+    byProject.body.data.map((m: any) => m.id),
+    ['ms_001', 'ms_002'],
+  );
   assert.equal(byProject.body.count, 2);
 
   const reached = await api.get('/api/milestones?status=reached');
-  assert.deepEqual(reached.body.data.map((m: any) => m.id), ['ms_001', 'ms_005']);
+  assert.deepEqual(
+    reached.body.data.map((m: any) => m.id),
+    ['ms_001', 'ms_005'],
+  );
   assert.equal(reached.body.count, 2);
 
   const inProgress = await api.get('/api/milestones?status=in_progress');
-  assert.deepEqual(inProgress.body.data.map((m: any) => m.id), ['ms_002', 'ms_003']);
+  assert.deepEqual(
+    inProgress.body.data.map((m: any) => m.id),
+    ['ms_002', 'ms_003'],
+  );
 
   const both = await api.get('/api/milestones?projectId=proj_001&status=in_progress');
-  assert.deepEqual(both.body.data.map((m: any) => m.id), ['ms_002']);
+  assert.deepEqual(
+    both.body.data.map((m: any) => m.id),
+    ['ms_002'],
+  );
   assert.equal(both.body.count, 1);
 
   const none = await api.get('/api/milestones?projectId=proj_nope');
@@ -88,7 +108,10 @@ test('POST /api/milestones creates with defaults, generated id and timestamps', 
   const read = await api.get('/api/milestones/ms_test00000001');
   assert.deepEqual(read.body.data, res.body.data);
   assert.equal((await api.get('/api/milestones')).body.count, 6);
-  assert.deepEqual((await api.get('/api/milestones?projectId=proj_003')).body.data.map((m: any) => m.id), ['ms_004', 'ms_test00000001']);
+  assert.deepEqual(
+    (await api.get('/api/milestones?projectId=proj_003')).body.data.map((m: any) => m.id),
+    ['ms_004', 'ms_test00000001'],
+  );
 });
 
 test('POST /api/milestones takes every field sent, and ignores read-only and unknown ones', async (t) => {
@@ -165,7 +188,11 @@ test('POST /api/milestones accepts a leap day and a plain date as dueDate', asyn
   const leap = await api.post('/api/milestones', { projectId: 'proj_001', title: 'Leap', dueDate: '2028-02-29' });
   assert.equal(leap.status, 201);
   assert.equal(leap.body.data.dueDate, '2028-02-29');
-  const notLeap = await api.post('/api/milestones', { projectId: 'proj_001', title: 'Not leap', dueDate: '2027-02-29' });
+  const notLeap = await api.post('/api/milestones', {
+    projectId: 'proj_001',
+    title: 'Not leap',
+    dueDate: '2027-02-29',
+  });
   assert.equal(notLeap.status, 400);
   assert.deepEqual(fieldsOf(notLeap), ['dueDate']);
 });
@@ -247,7 +274,10 @@ test('PATCH /api/milestones/:id changes only what is sent; reachedAt, projectId,
   assert.equal((await api.get('/api/milestones/ms_other')).status, 404);
 
   // A reachedAt sent alongside status reached is ignored too: the service sets it.
-  const reached = await api.patch('/api/milestones/ms_003', { status: 'reached', reachedAt: '2000-01-01T00:00:00.000Z' });
+  const reached = await api.patch('/api/milestones/ms_003', {
+    status: 'reached',
+    reachedAt: '2000-01-01T00:00:00.000Z',
+  });
   assert.equal(reached.body.data.reachedAt, '2026-11-22T10:01:00.000Z');
 });
 
@@ -293,7 +323,10 @@ test('DELETE /api/milestones/:id answers the delete shape; then 404 everywhere',
   assert.equal(again.status, 404);
   assert.equal(errorOf(again).code, 'NOT_FOUND');
   assert.equal((await api.patch('/api/milestones/ms_003', { title: 'x' })).status, 404);
-  assert.deepEqual((await api.get('/api/milestones')).body.data.map((m: any) => m.id), ['ms_001', 'ms_002', 'ms_004', 'ms_005']);
+  assert.deepEqual(
+    (await api.get('/api/milestones')).body.data.map((m: any) => m.id),
+    ['ms_001', 'ms_002', 'ms_004', 'ms_005'],
+  );
 });
 
 test('PUT on a milestone is 405 with Allow', async (t) => {

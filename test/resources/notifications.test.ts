@@ -8,10 +8,34 @@ const ids = (res: { body: any }) => res.body.data.map((n: any) => n.id);
 /** Five notifications: notif_test00000001 … 05 (alice ×3, bob ×2). */
 async function seedFive(api: Api): Promise<void> {
   const bodies = [
-    { username: 'alice', type: 'task_assigned', message: 'You were assigned task_006', resourceType: 'task', resourceId: 'task_006' },
-    { username: 'alice', type: 'comment_added', message: 'carol commented on API v2 Migration', resourceType: 'project', resourceId: 'proj_002' },
-    { username: 'bob', type: 'task_assigned', message: 'You were assigned task_005', resourceType: 'task', resourceId: 'task_005' },
-    { username: 'alice', type: 'milestone_reached', message: 'Warehouse go-live reached', resourceType: 'milestone', resourceId: 'ms_005' },
+    {
+      username: 'alice',
+      type: 'task_assigned',
+      message: 'You were assigned task_006',
+      resourceType: 'task',
+      resourceId: 'task_006',
+    },
+    {
+      username: 'alice',
+      type: 'comment_added',
+      message: 'carol commented on API v2 Migration',
+      resourceType: 'project',
+      resourceId: 'proj_002',
+    },
+    {
+      username: 'bob',
+      type: 'task_assigned',
+      message: 'You were assigned task_005',
+      resourceType: 'task',
+      resourceId: 'task_005',
+    },
+    {
+      username: 'alice',
+      type: 'milestone_reached',
+      message: 'Warehouse go-live reached',
+      resourceType: 'milestone',
+      resourceId: 'ms_005',
+    },
     { username: 'bob', type: 'project_updated', message: 'API v2 Migration was updated' },
   ];
   for (const body of bodies) assert.equal((await api.post('/api/notifications', body)).status, 201);
@@ -26,7 +50,11 @@ test('GET /api/notifications: nothing is seeded', async (t) => {
 
 test('POST /api/notifications creates unread, with null resource defaults, generated id and createdAt', async (t) => {
   const { api } = await testApp(t);
-  const res = await api.post('/api/notifications', { username: 'alice', type: 'project_updated', message: 'API v2 Migration was updated' });
+  const res = await api.post('/api/notifications', {
+    username: 'alice',
+    type: 'project_updated',
+    message: 'API v2 Migration was updated',
+  });
   assert.equal(res.status, 201);
   assert.deepEqual(res.body.data, {
     id: 'notif_test00000001',
@@ -69,7 +97,13 @@ test('POST /api/notifications: read is false even when read: true is sent; read-
   assert.equal((await api.get('/api/notifications/notif_test00000001')).body.data.read, false);
   assert.deepEqual(ids(await api.get('/api/notifications?read=false')), ['notif_test00000001']);
   // resourceType and resourceId may be sent as null explicitly.
-  const nulls = await api.post('/api/notifications', { username: 'bob', type: 'task_assigned', message: 'm', resourceType: null, resourceId: null });
+  const nulls = await api.post('/api/notifications', {
+    username: 'bob',
+    type: 'task_assigned',
+    message: 'm',
+    resourceType: null,
+    resourceId: null,
+  });
   assert.equal(nulls.status, 201);
   assert.equal(nulls.body.data.resourceType, null);
   assert.equal(nulls.body.data.resourceId, null);
@@ -83,7 +117,13 @@ test('POST /api/notifications accepts every type and resource type', async (t) =
     assert.equal(res.body.data.type, type);
   }
   for (const resourceType of ['task', 'project', 'milestone', 'comment']) {
-    const res = await api.post('/api/notifications', { username: 'erin', type: 'task_assigned', message: 'm', resourceType, resourceId: 'x_1' });
+    const res = await api.post('/api/notifications', {
+      username: 'erin',
+      type: 'task_assigned',
+      message: 'm',
+      resourceType,
+      resourceId: 'x_1',
+    });
     assert.equal(res.status, 201, resourceType);
     assert.equal(res.body.data.resourceType, resourceType);
   }
@@ -135,7 +175,12 @@ test('GET /api/notifications filters by username, type and read, combined; bad t
   const combined = await api.get('/api/notifications?username=alice&read=false&type=milestone_reached');
   assert.deepEqual(ids(combined), [n(4)]);
   assert.equal(combined.body.count, 1);
-  for (const [query, field] of [['read=1', 'read'], ['read=yes', 'read'], ['read=', 'read'], ['type=mention', 'type']] as const) {
+  for (const [query, field] of [
+    ['read=1', 'read'],
+    ['read=yes', 'read'],
+    ['read=', 'read'],
+    ['type=mention', 'type'],
+  ] as const) {
     const bad = await api.get(`/api/notifications?${query}`);
     assert.equal(bad.status, 400, query);
     assert.equal(errorOf(bad).code, 'VALIDATION_ERROR');
@@ -173,7 +218,10 @@ test('PATCH /api/notifications/:id/read marks it read, is idempotent, and 404s f
   assert.equal((await api.get('/api/notifications/notif_test00000002')).body.data.read, false);
   // With an empty JSON body, as some clients send it.
   const empty = await api.request({
-    method: 'PATCH', url: '/api/notifications/notif_test00000002/read', headers: { 'content-type': 'application/json' }, payload: '',
+    method: 'PATCH',
+    url: '/api/notifications/notif_test00000002/read',
+    headers: { 'content-type': 'application/json' },
+    payload: '',
   });
   assert.equal(empty.status, 200);
   assert.equal(empty.body.data.read, true);
@@ -200,7 +248,10 @@ test('PATCH /api/notifications/read-all accepts an empty body with Content-Type:
   const { api } = await testApp(t);
   await seedFive(api);
   const empty = await api.request({
-    method: 'PATCH', url: '/api/notifications/read-all', headers: { 'content-type': 'application/json' }, payload: '',
+    method: 'PATCH',
+    url: '/api/notifications/read-all',
+    headers: { 'content-type': 'application/json' },
+    payload: '',
   });
   assert.equal(empty.status, 200);
   assert.deepEqual(empty.body, { data: { markedRead: 5 } });
@@ -222,7 +273,9 @@ test('PATCH /api/notifications/read-all?username= limits to that user', async (t
   assert.deepEqual(bob.body, { data: { markedRead: 2 } });
   assert.deepEqual(ids(await api.get('/api/notifications?username=bob&read=false')), []);
   assert.deepEqual(ids(await api.get('/api/notifications?username=alice&read=false')), [
-    'notif_test00000001', 'notif_test00000002', 'notif_test00000004',
+    'notif_test00000001',
+    'notif_test00000002',
+    'notif_test00000004',
   ]);
   assert.deepEqual((await api.patch('/api/notifications/read-all?username=bob')).body, { data: { markedRead: 0 } });
   assert.deepEqual((await api.patch('/api/notifications/read-all?username=nobody')).body, { data: { markedRead: 0 } });

@@ -11,13 +11,24 @@ test('GET /api/projects lists the five seeded projects with count', async (t) =>
     res.body.data.map((p: any) => p.id),
     ['proj_001', 'proj_002', 'proj_003', 'proj_004', 'proj_005'],
   );
-  assert.deepEqual(Object.keys(res.body.data[0]).sort(), ['createdAt', 'description', 'id', 'name', 'status', 'teamId', 'updatedAt']);
+  assert.deepEqual(Object.keys(res.body.data[0]).sort(), [
+    'createdAt',
+    'description',
+    'id',
+    'name',
+    'status',
+    'teamId',
+    'updatedAt',
+  ]);
 });
 
 test('GET /api/projects?status= filters, count follows the filter, and an unknown status is a 400', async (t) => {
   const { api } = await testApp(t);
   const active = await api.get('/api/projects?status=active');
-  assert.deepEqual(active.body.data.map((p: any) => p.id), ['proj_001', 'proj_002']);
+  assert.deepEqual(
+    active.body.data.map((p: any) => p.id),
+    ['proj_001', 'proj_002'],
+  );
   assert.equal(active.body.count, 2);
   const bad = await api.get('/api/projects?status=archived');
   assert.equal(bad.status, 400);
@@ -58,7 +69,12 @@ test('POST /api/projects creates with defaults, generated id and timestamps', as
 test('POST /api/projects ignores read-only and unknown fields', async (t) => {
   const { api } = await testApp(t);
   const res = await api.post('/api/projects', {
-    name: 'X', id: 'proj_mine', createdAt: '2000-01-01T00:00:00.000Z', colour: 'red', status: 'active', teamId: 'team_003',
+    name: 'X',
+    id: 'proj_mine',
+    createdAt: '2000-01-01T00:00:00.000Z',
+    colour: 'red',
+    status: 'active',
+    teamId: 'team_003',
   });
   assert.equal(res.status, 201);
   assert.equal(res.body.data.id, 'proj_test00000001');
@@ -93,7 +109,11 @@ test('POST /api/projects rejects bad bodies with field details and stores nothin
 test('PUT /api/projects/:id replaces: omitted fields reset to defaults, id and createdAt kept, updatedAt later', async (t) => {
   const { api, clock } = await testApp(t);
   clock.advance(60_000);
-  const res = await api.put('/api/projects/proj_001', { name: 'Website 2.0', id: 'proj_x', createdAt: '2000-01-01T00:00:00.000Z' });
+  const res = await api.put('/api/projects/proj_001', {
+    name: 'Website 2.0',
+    id: 'proj_x',
+    createdAt: '2000-01-01T00:00:00.000Z',
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.data, {
     id: 'proj_001',

@@ -26,8 +26,16 @@ test('GET /api/tasks lists the ten seeded tasks with count, each a full task', a
   assert.deepEqual(Object.keys(res.body).sort(), ['count', 'data']);
   assert.equal(res.body.count, 10);
   assert.deepEqual(ids(res), [
-    'task_001', 'task_002', 'task_003', 'task_004', 'task_005',
-    'task_006', 'task_007', 'task_008', 'task_009', 'task_010',
+    'task_001',
+    'task_002',
+    'task_003',
+    'task_004',
+    'task_005',
+    'task_006',
+    'task_007',
+    'task_008',
+    'task_009',
+    'task_010',
   ]);
   assert.deepEqual(res.body.data[0], TASK_001);
 });
@@ -167,7 +175,15 @@ test('POST /api/tasks ignores unknown fields (not echoed, not stored) and read-o
   assert.equal(res.body.data.createdAt, '2026-11-22T10:00:00.000Z');
   assert.equal(res.body.data.updatedAt, '2026-11-22T10:00:00.000Z');
   assert.deepEqual(Object.keys(res.body.data).sort(), [
-    'assignee', 'createdAt', 'description', 'id', 'priority', 'projectId', 'status', 'title', 'updatedAt',
+    'assignee',
+    'createdAt',
+    'description',
+    'id',
+    'priority',
+    'projectId',
+    'status',
+    'title',
+    'updatedAt',
   ]);
   assert.equal((await api.get('/api/tasks/task_mine')).status, 404);
   const stored = await api.get('/api/tasks/task_test00000001');
@@ -219,7 +235,10 @@ test('POST /api/tasks with a project that does not exist names it in the detail'
   const res = await api.post('/api/tasks', { projectId: 'proj_nope', title: 'x' });
   assert.equal(res.status, 400);
   const e = errorOf(res);
-  assert.deepEqual(e.details?.map((d) => d.field), ['projectId']);
+  assert.deepEqual(
+    e.details?.map((d) => d.field),
+    ['projectId'],
+  );
   assert.match(e.details![0]!.message, /proj_nope/);
 });
 
@@ -378,7 +397,12 @@ test('DELETE /api/tasks/:id cascades to its comments and time entries; other tas
 test('DELETE /api/tasks/:id of a task created through the API also removes comments posted on it', async (t) => {
   const { api, app } = await testApp(t);
   await api.post('/api/tasks', { projectId: 'proj_005', title: 'Temp' });
-  const cmt = await api.post('/api/comments', { targetType: 'task', targetId: 'task_test00000001', author: 'zoe', body: 'hi' });
+  const cmt = await api.post('/api/comments', {
+    targetType: 'task',
+    targetId: 'task_test00000001',
+    author: 'zoe',
+    body: 'hi',
+  });
   assert.equal(cmt.status, 201);
   assert.equal((await api.delete('/api/tasks/task_test00000001')).status, 200);
   assert.equal(await app.store.comments.get(cmt.body.data.id), undefined);

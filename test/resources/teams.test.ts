@@ -147,7 +147,16 @@ test('POST /api/teams rejects bad bodies with field details and stores nothing',
     [{ name: 'T', members: [{ username: '  ', role: 'lead' }] }, ['members[0].username']],
     [{ name: 'T', members: [{ username: 'a', role: '' }] }, ['members[0].role']],
     [{ name: 'T', members: [{ username: 7, role: 'lead' }] }, ['members[0].username']],
-    [{ name: 'T', members: [{ username: 'a', role: 'lead' }, { username: 'b', role: null }] }, ['members[1].role']],
+    [
+      {
+        name: 'T',
+        members: [
+          { username: 'a', role: 'lead' },
+          { username: 'b', role: null },
+        ],
+      },
+      ['members[1].role'],
+    ],
   ];
   for (const [body, fields] of cases) {
     const res = await api.post('/api/teams', body);
@@ -188,7 +197,10 @@ test('POST /api/teams: a username listed twice is 400 naming the second occurren
 test('PATCH /api/teams/:id changes name and description only; members stay; updatedAt later', async (t) => {
   const { api, clock } = await testApp(t);
   clock.advance(60_000);
-  const res = await api.patch('/api/teams/team_001', { name: 'Platform & Infra', description: 'Everything below the API' });
+  const res = await api.patch('/api/teams/team_001', {
+    name: 'Platform & Infra',
+    description: 'Everything below the API',
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.data, {
     ...TEAM_001,
@@ -201,12 +213,21 @@ test('PATCH /api/teams/:id changes name and description only; members stay; upda
 
 test('PATCH /api/teams/:id with members replaces the whole list; memberCount in the list follows', async (t) => {
   const { api } = await testApp(t);
-  const res = await api.patch('/api/teams/team_002', { members: [{ username: 'zoe', role: 'researcher', extra: true }] });
+  const res = await api.patch('/api/teams/team_002', {
+    members: [{ username: 'zoe', role: 'researcher', extra: true }],
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.data.members, [{ username: 'zoe', role: 'researcher' }]);
   assert.equal(res.body.data.name, 'Product Design');
   const list = await api.get('/api/teams');
-  assert.deepEqual(list.body.data.map((x: any) => [x.id, x.memberCount]), [['team_001', 3], ['team_002', 1], ['team_003', 3]]);
+  assert.deepEqual(
+    list.body.data.map((x: any) => [x.id, x.memberCount]),
+    [
+      ['team_001', 3],
+      ['team_002', 1],
+      ['team_003', 3],
+    ],
+  );
   const emptied = await api.patch('/api/teams/team_002', { members: [] });
   assert.deepEqual(emptied.body.data.members, []);
   assert.equal((await api.get('/api/teams')).body.data[1].memberCount, 0);
@@ -238,7 +259,15 @@ test('PATCH /api/teams/:id with invalid fields or a duplicated member is 400 and
     [{ name: '' }, ['name']],
     [{ name: null }, ['name']],
     [{ name: 'ok', members: [{ username: 'x' }] }, ['members[0].role']],
-    [{ members: [{ username: 'x', role: 'a' }, { username: 'x', role: 'b' }] }, ['members[1].username']],
+    [
+      {
+        members: [
+          { username: 'x', role: 'a' },
+          { username: 'x', role: 'b' },
+        ],
+      },
+      ['members[1].username'],
+    ],
     [{ members: 'all' }, ['members']],
   ];
   for (const [body, fields] of cases) {

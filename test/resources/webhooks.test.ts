@@ -121,16 +121,19 @@ test('POST /api/webhooks takes every field sent, removes duplicate events, ignor
   assert.equal(res.status, 201);
   assert.match(res.body.data.secret, SECRET);
   assert.notEqual(res.body.data.secret, 'whsec_mine00000000');
-  assert.deepEqual({ ...res.body.data, secret: undefined }, {
-    id: 'wh_test00000001',
-    url: 'http://hooks.example.com:8080/x?y=1',
-    events: ['task.created', 'milestone.reached', '*'],
-    active: false,
-    description: 'Mine',
-    secret: undefined,
-    createdAt: NOW,
-    updatedAt: NOW,
-  });
+  assert.deepEqual(
+    { ...res.body.data, secret: undefined },
+    {
+      id: 'wh_test00000001',
+      url: 'http://hooks.example.com:8080/x?y=1',
+      events: ['task.created', 'milestone.reached', '*'],
+      active: false,
+      description: 'Mine',
+      secret: undefined,
+      createdAt: NOW,
+      updatedAt: NOW,
+    },
+  );
   assert.equal((await app.services.webhooks.withSecret('wh_test00000001')).secret, res.body.data.secret);
 });
 
@@ -150,7 +153,10 @@ test('POST /api/webhooks with an unknown event is 400 INVALID_EVENTS naming the 
   assert.match(named, /'task\.exploded'/);
   assert.match(named, /'bogus'/);
   assert.doesNotMatch(named, /'task\.created' is not/);
-  assert.deepEqual(error.details.map((d) => d.field), ['events[1]', 'events[2]']);
+  assert.deepEqual(
+    error.details.map((d) => d.field),
+    ['events[1]', 'events[2]'],
+  );
 
   const single = await api.post('/api/webhooks', { url: 'https://hooks.example.com/x', events: ['sprint.paused'] });
   assert.equal(single.status, 400);
@@ -251,7 +257,10 @@ test('PATCH with an unknown event is 400 INVALID_EVENTS and leaves the webhook u
   const { api, app } = await testApp(t);
   const before = (await api.get('/api/webhooks/wh_001')).body.data;
   const secret = (await app.services.webhooks.withSecret('wh_001')).secret;
-  const res = await api.patch('/api/webhooks/wh_001', { events: ['task.created', 'task.renamed'], description: 'changed' });
+  const res = await api.patch('/api/webhooks/wh_001', {
+    events: ['task.created', 'task.renamed'],
+    description: 'changed',
+  });
   assert.equal(res.status, 400);
   assert.equal(errorOf(res).code, 'INVALID_EVENTS');
   assert.match(errorOf(res).details![0]!.message, /task\.renamed/);

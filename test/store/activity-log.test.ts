@@ -5,8 +5,19 @@ import type { ActivityLog, ActivityRecord } from '../../src/store/types.ts';
 
 const implementations: [string, () => ActivityLog<ActivityRecord>][] = [['memory', () => new MemoryActivityLog()]];
 
-const entry = (id: string, timestamp: string, action = 'task.created', actor = 'alice', resourceId = 'task_1'): ActivityRecord => ({
-  id, timestamp, action, actor, resourceType: 'task', resourceId,
+const entry = (
+  id: string,
+  timestamp: string,
+  action = 'task.created',
+  actor = 'alice',
+  resourceId = 'task_1',
+): ActivityRecord => ({
+  id,
+  timestamp,
+  action,
+  actor,
+  resourceType: 'task',
+  resourceId,
 });
 const T = (minute: number) => `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000Z`;
 const ms = (minute: number) => Date.parse(T(minute));
@@ -20,7 +31,10 @@ for (const [name, make] of implementations) {
       await log.append(entry('c', T(2))); // older than b
       await log.append(entry('d', T(3))); // same time as b, appended later
       const { items, total } = await log.query({ filter: {} });
-      assert.deepEqual(items.map((e) => e.id), ['d', 'b', 'c', 'a']);
+      assert.deepEqual(
+        items.map((e) => e.id),
+        ['d', 'b', 'c', 'a'],
+      );
       assert.equal(total, 4);
       assert.equal((await log.get('c'))?.timestamp, T(2));
       assert.equal(await log.count(), 4);
@@ -30,7 +44,10 @@ for (const [name, make] of implementations) {
       const log = make();
       for (let i = 0; i < 10; i++) await log.append(entry(`e${i}`, T(i)));
       const page = await log.query({ filter: {}, limit: 3 });
-      assert.deepEqual(page.items.map((e) => e.id), ['e9', 'e8', 'e7']);
+      assert.deepEqual(
+        page.items.map((e) => e.id),
+        ['e9', 'e8', 'e7'],
+      );
       assert.equal(page.total, 10);
       const none = await log.query({ filter: {}, limit: 0 });
       assert.deepEqual(none.items, []);
@@ -41,7 +58,10 @@ for (const [name, make] of implementations) {
       const log = make();
       for (let i = 0; i < 10; i++) await log.append(entry(`e${i}`, T(i)));
       const window = await log.query({ filter: {}, since: ms(3), until: ms(5) });
-      assert.deepEqual(window.items.map((e) => e.id), ['e5', 'e4', 'e3']);
+      assert.deepEqual(
+        window.items.map((e) => e.id),
+        ['e5', 'e4', 'e3'],
+      );
       assert.equal(window.total, 3);
       assert.equal((await log.query({ filter: {}, since: ms(20) })).total, 0);
       assert.equal((await log.query({ filter: {}, until: ms(-1) })).total, 0);

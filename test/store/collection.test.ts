@@ -18,7 +18,13 @@ const implementations: [string, () => Collection<Rec>][] = [
 
 for (const [name, make] of implementations) {
   describe(`Collection contract: ${name}`, () => {
-    const rec = (id: string, kind: string, owner: string | null, tags: string[] = [], n = 0): Rec => ({ id, kind, owner, tags, n });
+    const rec = (id: string, kind: string, owner: string | null, tags: string[] = [], n = 0): Rec => ({
+      id,
+      kind,
+      owner,
+      tags,
+      n,
+    });
 
     test('insert, get, count, list in insertion order', async () => {
       const c = make();
@@ -27,7 +33,10 @@ for (const [name, make] of implementations) {
       assert.deepEqual(await c.get('a'), rec('a', 'y', 'u2'));
       assert.equal(await c.get('zzz'), undefined);
       assert.equal(await c.count(), 2);
-      assert.deepEqual((await c.list()).map((r) => r.id), ['b', 'a']);
+      assert.deepEqual(
+        (await c.list()).map((r) => r.id),
+        ['b', 'a'],
+      );
     });
 
     test('a duplicate id is refused', async () => {
@@ -57,9 +66,18 @@ for (const [name, make] of implementations) {
       await c.insert(rec('1', 'x', null, ['a', 'b']));
       await c.insert(rec('2', 'x', null, ['*']));
       await c.insert(rec('3', 'x', null, ['c']));
-      assert.deepEqual((await c.list({ tags: 'b' })).map((r) => r.id), ['1']);
-      assert.deepEqual((await c.list({ tags: new AnyOf('b', '*') })).map((r) => r.id), ['1', '2']);
-      assert.deepEqual((await c.list({ kind: new AnyOf('x', 'y'), tags: 'c' })).map((r) => r.id), ['3']);
+      assert.deepEqual(
+        (await c.list({ tags: 'b' })).map((r) => r.id),
+        ['1'],
+      );
+      assert.deepEqual(
+        (await c.list({ tags: new AnyOf('b', '*') })).map((r) => r.id),
+        ['1', '2'],
+      );
+      assert.deepEqual(
+        (await c.list({ kind: new AnyOf('x', 'y'), tags: 'c' })).map((r) => r.id),
+        ['3'],
+      );
     });
 
     test('replace moves a record between index buckets and keeps its place in the order', async () => {
@@ -69,10 +87,19 @@ for (const [name, make] of implementations) {
       await c.insert(rec('3', 'x', 'u1'));
       await c.replace(rec('1', 'y', 'u2'));
       await c.replace(rec('1', 'x', 'u1'));
-      assert.deepEqual((await c.list({ kind: 'x' })).map((r) => r.id), ['1', '2', '3']);
+      assert.deepEqual(
+        (await c.list({ kind: 'x' })).map((r) => r.id),
+        ['1', '2', '3'],
+      );
       await c.replace(rec('2', 'z', 'u1'));
-      assert.deepEqual((await c.list({ kind: 'x' })).map((r) => r.id), ['1', '3']);
-      assert.deepEqual((await c.list({ kind: 'z' })).map((r) => r.id), ['2']);
+      assert.deepEqual(
+        (await c.list({ kind: 'x' })).map((r) => r.id),
+        ['1', '3'],
+      );
+      assert.deepEqual(
+        (await c.list({ kind: 'z' })).map((r) => r.id),
+        ['2'],
+      );
       await assert.rejects(c.replace(rec('missing', 'x', null)));
     });
 
@@ -111,8 +138,14 @@ for (const [name, make] of implementations) {
       const expected = [...alive.values()];
       assert.equal(await c.count(), expected.length);
       assert.deepEqual(await c.list(), expected);
-      assert.deepEqual(await c.list({ kind: 'z' }), expected.filter((r) => r.kind === 'z'));
-      assert.deepEqual(await c.list({ owner: 'u1' }), expected.filter((r) => r.owner === 'u1'));
+      assert.deepEqual(
+        await c.list({ kind: 'z' }),
+        expected.filter((r) => r.kind === 'z'),
+      );
+      assert.deepEqual(
+        await c.list({ owner: 'u1' }),
+        expected.filter((r) => r.owner === 'u1'),
+      );
       for (const r of expected) assert.deepEqual(await c.get(r.id), r);
       assert.equal(await c.get('r2'), undefined);
       assert.equal(await c.delete('r2'), false);

@@ -12,7 +12,10 @@ test('close lets a request in flight finish within the grace period', async (t) 
   await waitFor('in flight', () => rx.requests.length === 1);
   const started = performance.now();
   assert.deepEqual(await d.close(5_000), { abandoned: 0 });
-  assert.ok(performance.now() - started < 2_500, 'resolved as soon as the request finished, not after the grace period');
+  assert.ok(
+    performance.now() - started < 2_500,
+    'resolved as soon as the request finished, not after the grace period',
+  );
   assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
 });
 
@@ -50,10 +53,13 @@ test('close drops queued attempts and scheduled retries, logging their events, a
   const { abandoned } = await d.close(1_000);
   assert.equal(abandoned, 2, 'the queued attempt and the retry; the request in flight finished');
   assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
-  assert.deepEqual(d.deliveries('wh_001').map((r) => [r.eventId, r.status, r.error]), [
-    ['evt_queued', 'failed', 'abandoned: dispatcher closed before this attempt'],
-    ['evt_inflight', 'succeeded', null],
-  ]);
+  assert.deepEqual(
+    d.deliveries('wh_001').map((r) => [r.eventId, r.status, r.error]),
+    [
+      ['evt_queued', 'failed', 'abandoned: dispatcher closed before this attempt'],
+      ['evt_inflight', 'succeeded', null],
+    ],
+  );
   assert.equal(d.deliveries('wh_fail')[0]!.nextAttemptAt, null);
   const warning = log.lines.find((l) => /abandoned at shutdown/.test(l.msg ?? ''));
   assert.deepEqual(warning?.obj, {

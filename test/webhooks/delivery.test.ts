@@ -46,12 +46,18 @@ test('a 500 is retried with the same webhook-id; attempts are numbered 1, 2', as
   d.enqueue(target(rx.url), evt);
   await waitFor('retry to succeed', () => idle(d) && rx.requests.length === 2);
 
-  assert.deepEqual(rx.requests.map((r) => r.headers['webhook-id']), [evt.id, evt.id]);
+  assert.deepEqual(
+    rx.requests.map((r) => r.headers['webhook-id']),
+    [evt.id, evt.id],
+  );
   const records = chronological(d.deliveries('wh_001'));
-  assert.deepEqual(records.map((r) => [r.attempt, r.status, r.responseStatus, r.error]), [
-    [1, 'failed', 500, 'HTTP 500'],
-    [2, 'succeeded', 200, null],
-  ]);
+  assert.deepEqual(
+    records.map((r) => [r.attempt, r.status, r.responseStatus, r.error]),
+    [
+      [1, 'failed', 500, 'HTTP 500'],
+      [2, 'succeeded', 200, null],
+    ],
+  );
   assert.notEqual(records[0]!.id, records[1]!.id);
   assert.ok(records[0]!.nextAttemptAt, 'the failed attempt says when the retry was due');
   assert.ok(rx.requests[1]!.at - rx.requests[0]!.at >= 45, 'the retry waited for the first step (50 ms)');
@@ -64,11 +70,14 @@ test('failures retry through the schedule, then the delivery is finally failed',
   const { d, log } = dispatcher(t);
   d.enqueue(target(rx.url), event());
   await waitFor('retries exhausted', () => idle(d) && rx.requests.length === 3);
-  assert.deepEqual(chronological(d.deliveries('wh_001')).map((r) => [r.attempt, r.status]), [
-    [1, 'failed'],
-    [2, 'failed'],
-    [3, 'failed'],
-  ]);
+  assert.deepEqual(
+    chronological(d.deliveries('wh_001')).map((r) => [r.attempt, r.status]),
+    [
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+    ],
+  );
   assert.equal(d.deliveries('wh_001')[0]!.nextAttemptAt, null);
   assert.ok(log.lines.some((l) => l.level === 'warn' && /retries exhausted/.test(l.msg ?? '')));
 });
@@ -178,10 +187,17 @@ test('a loopback target is refused by default: recorded with its reason, never c
   assert.equal(v4!.status, 'refused');
   assert.equal(v4!.error, 'refused: 127.0.0.1 is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)');
   assert.equal(v4!.responseStatus, null);
-  assert.equal(d.deliveries('wh_v6')[0]!.error, 'refused: ::1 is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)');
-  assert.match(d.deliveries('wh_name')[0]!.error!, /^refused: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/);
+  assert.equal(
+    d.deliveries('wh_v6')[0]!.error,
+    'refused: ::1 is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)',
+  );
+  assert.match(
+    d.deliveries('wh_name')[0]!.error!,
+    /^refused: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/,
+  );
   assert.match(d.deliveries('wh_mapped')[0]!.error!, /^refused: ::ffff:7f00:1 is a loopback address/);
-  for (const id of ['wh_001', 'wh_v6', 'wh_name', 'wh_mapped']) assert.equal(d.deliveries(id).length, 1, `${id}: no retry`);
+  for (const id of ['wh_001', 'wh_v6', 'wh_name', 'wh_mapped'])
+    assert.equal(d.deliveries(id).length, 1, `${id}: no retry`);
   assert.equal(rx.requests.length, 0);
   assert.ok(log.lines.some((l) => l.level === 'warn' && /refused/.test(l.msg ?? '')));
 });
@@ -199,7 +215,10 @@ test('the check is made on the resolved address: a name resolving to loopback is
   await waitFor('refusal', () => idle(d));
   const [record] = d.deliveries('wh_001');
   assert.equal(record!.status, 'refused');
-  assert.equal(record!.error, 'refused: evil.test resolves to 127.0.0.1, which is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)');
+  assert.equal(
+    record!.error,
+    'refused: evil.test resolves to 127.0.0.1, which is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)',
+  );
   assert.deepEqual(lookups, ['evil.test']);
   assert.equal(rx.requests.length, 0);
 });
@@ -223,6 +242,12 @@ test('a URL that is not http(s) fails at once and is not retried', async (t) => 
   d.enqueue(target('http://user:pass@127.0.0.1:1/hook', 'wh_creds'), event());
   await waitFor('failure', () => idle(d) && idle(d, 'wh_creds'));
   await new Promise((resolve) => setTimeout(resolve, 120)); // past every retry step
-  assert.deepEqual(d.deliveries('wh_001').map((r) => [r.status, r.error]), [['failed', 'invalid url: ftp: is not http or https']]);
-  assert.deepEqual(d.deliveries('wh_creds').map((r) => [r.status, r.error]), [['failed', 'invalid url: credentials in the URL are not supported']]);
+  assert.deepEqual(
+    d.deliveries('wh_001').map((r) => [r.status, r.error]),
+    [['failed', 'invalid url: ftp: is not http or https']],
+  );
+  assert.deepEqual(
+    d.deliveries('wh_creds').map((r) => [r.status, r.error]),
+    [['failed', 'invalid url: credentials in the URL are not supported']],
+  );
 });

@@ -34,8 +34,14 @@ test('delivery history: per webhook, bounded, newest first; a dropped record is 
   const record = (id: string, webhookId = 'wh_1') => ({ id, webhookId }) as DeliveryRecord;
   for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) history.add(record(id), `context of ${id}`);
   history.add(record('dlv_9', 'wh_2'), 'other');
-  assert.deepEqual(history.list('wh_1').map((r) => r.id), ['dlv_3', 'dlv_2']);
-  assert.deepEqual(history.list('wh_2').map((r) => r.id), ['dlv_9']);
+  assert.deepEqual(
+    history.list('wh_1').map((r) => r.id),
+    ['dlv_3', 'dlv_2'],
+  );
+  assert.deepEqual(
+    history.list('wh_2').map((r) => r.id),
+    ['dlv_9'],
+  );
   assert.equal(history.find('wh_1', 'dlv_2')?.context, 'context of dlv_2');
   assert.equal(history.find('wh_1', 'dlv_1'), undefined);
   assert.equal(history.find('wh_2', 'dlv_3'), undefined);

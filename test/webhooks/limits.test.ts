@@ -2,7 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../src/core/runtime.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { captureLogger, chronological, dispatcher, event, idle, receiver, sequentialIds, sleep, target, waitFor } from './helpers.ts';
+import {
+  captureLogger,
+  chronological,
+  dispatcher,
+  event,
+  idle,
+  receiver,
+  sequentialIds,
+  sleep,
+  target,
+  waitFor,
+} from './helpers.ts';
 
 test('at most `concurrency` requests are in flight; the rest wait their turn in order', async (t) => {
   const rx = await receiver(t, async (_req, res) => {
@@ -35,7 +46,10 @@ test('the default 16 requests in flight at once make Node print no warning (each
   await waitFor('16 in flight', () => rx.concurrent === 16);
   await waitFor('all delivered', () => idle(d) && rx.requests.length === 20);
   await sleep(10); // warnings are emitted on the next tick
-  assert.deepEqual(warnings.map((w) => w.name), []);
+  assert.deepEqual(
+    warnings.map((w) => w.name),
+    [],
+  );
 });
 
 test('a full queue drops the delivery, records it as failed "queue full" and warns', async (t) => {
@@ -48,16 +62,22 @@ test('a full queue drops the delivery, records it as failed "queue full" and war
   for (const e of events) d.enqueue(target(rx.url), e);
   assert.deepEqual(d.stats(), { queued: 2, inFlight: 1, scheduledRetries: 0 });
   const dropped = d.deliveries('wh_001').filter((r) => r.error === 'queue full');
-  assert.deepEqual(dropped.map((r) => [r.eventId, r.status, r.attempt, r.nextAttemptAt]), [
-    [events[4]!.id, 'failed', 1, null],
-    [events[3]!.id, 'failed', 1, null],
-  ]);
+  assert.deepEqual(
+    dropped.map((r) => [r.eventId, r.status, r.attempt, r.nextAttemptAt]),
+    [
+      [events[4]!.id, 'failed', 1, null],
+      [events[3]!.id, 'failed', 1, null],
+    ],
+  );
   // Two drops in a row: one warning (the log is rate-limited while the queue stays full).
   const warnings = log.lines.filter((l) => l.level === 'warn' && /queue full/.test(l.msg ?? ''));
   assert.equal(warnings.length, 1);
   assert.equal((warnings[0]!.obj as { dropped: number }).dropped, 1);
   await waitFor('accepted ones delivered', () => idle(d));
-  assert.deepEqual(rx.requests.map((r) => r.headers['webhook-id']), events.slice(0, 3).map((e) => e.id));
+  assert.deepEqual(
+    rx.requests.map((r) => r.headers['webhook-id']),
+    events.slice(0, 3).map((e) => e.id),
+  );
   // Room again once they are done.
   d.enqueue(target(rx.url), event());
   await waitFor('delivered', () => idle(d) && rx.requests.length === 4);
@@ -81,7 +101,10 @@ test('history is bounded per webhook, newest first', async (t) => {
   for (const e of events) d.enqueue(target(rx.url), e);
   d.enqueue(target(rx.url, 'wh_other'), event());
   await waitFor('delivered', () => idle(d) && rx.requests.length === 6);
-  assert.deepEqual(d.deliveries('wh_001').map((r) => r.eventId), [events[4]!.id, events[3]!.id, events[2]!.id]);
+  assert.deepEqual(
+    d.deliveries('wh_001').map((r) => r.eventId),
+    [events[4]!.id, events[3]!.id, events[2]!.id],
+  );
   assert.equal(d.deliveries('wh_other').length, 1);
   assert.deepEqual(d.deliveries('wh_unknown'), []);
   // Callers get copies.
@@ -104,17 +127,23 @@ test('redeliver sends the same event again with the same webhook-id, as a new de
   await waitFor('redelivery', () => idle(d) && rx.requests.length === 2);
   assert.equal(rx.requests[1]!.headers['webhook-id'], evt.id);
   assert.equal(rx.requests[1]!.body, rx.requests[0]!.body);
-  assert.deepEqual(d.deliveries('wh_001').map((r) => [r.id, r.status]), [
-    [again.id, 'succeeded'],
-    [original.id, 'succeeded'],
-  ]);
+  assert.deepEqual(
+    d.deliveries('wh_001').map((r) => [r.id, r.status]),
+    [
+      [again.id, 'succeeded'],
+      [original.id, 'succeeded'],
+    ],
+  );
 
   assert.equal(d.redeliver('wh_001', 'dlv_nope'), undefined);
   assert.equal(d.redeliver('wh_other', original.id), undefined, "another webhook's delivery");
 });
 
 test('Retry-After asking for longer than the step is honoured', async (t) => {
-  const rx = await receiver(t, (_req, res, n) => void (n === 1 ? res.writeHead(503, { 'retry-after': '1' }).end() : res.end('ok')));
+  const rx = await receiver(
+    t,
+    (_req, res, n) => void (n === 1 ? res.writeHead(503, { 'retry-after': '1' }).end() : res.end('ok')),
+  );
   const { d } = dispatcher(t, { retrySchedule: [50, 2_000] });
   d.enqueue(target(rx.url), event());
   await waitFor('retry', () => idle(d) && rx.requests.length === 2, 4_000);
@@ -188,7 +217,14 @@ test('enqueue never throws at the caller; a delivery that cannot be signed or se
 
 test('options that cannot work are refused at construction', () => {
   const base = { clock: systemClock, ids: sequentialIds(), log: captureLogger(), allowPrivate: false };
-  for (const bad of [{ concurrency: 0 }, { maxQueue: 1.5 }, { timeoutMs: -1 }, { historyPerWebhook: 0 }, { retrySchedule: [5, Number.NaN] }, { jitter: 1 }]) {
+  for (const bad of [
+    { concurrency: 0 },
+    { maxQueue: 1.5 },
+    { timeoutMs: -1 },
+    { historyPerWebhook: 0 },
+    { retrySchedule: [5, Number.NaN] },
+    { jitter: 1 },
+  ]) {
     assert.throws(() => new WebhookDispatcher({ ...base, ...bad }), /WebhookDispatcher: /, JSON.stringify(bad));
   }
 });

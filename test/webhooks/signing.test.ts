@@ -23,10 +23,14 @@ test('sign matches the Standard Webhooks reference vector', () => {
   assert.equal(signature, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
 });
 
-test("the published standardwebhooks verifier accepts our signature with the secret exactly as issued", () => {
+test('the published standardwebhooks verifier accepts our signature with the secret exactly as issued', () => {
   const body = JSON.stringify({ type: 'task.created', timestamp: '2026-11-22T10:00:00.000Z', data: { id: 'task_1' } });
   const seconds = Math.floor(Date.now() / 1000);
-  const headers = { 'webhook-id': 'evt_001', 'webhook-timestamp': String(seconds), 'webhook-signature': sign(SECRET, 'evt_001', seconds, body) };
+  const headers = {
+    'webhook-id': 'evt_001',
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': sign(SECRET, 'evt_001', seconds, body),
+  };
   const wh = new Webhook(SECRET);
   assert.deepEqual(wh.verify(body, headers), JSON.parse(body));
   assert.equal(wh.sign('evt_001', new Date(seconds * 1000), body), headers['webhook-signature']);

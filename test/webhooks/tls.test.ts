@@ -15,7 +15,10 @@ const CERT = fixture('localhost-cert.pem');
 const tls = { key: readFileSync(fixture('localhost-key.pem')), cert: readFileSync(CERT) };
 
 /** An https receiver on `host` with that certificate, answering 204; closed when the test ends. */
-async function httpsReceiver(t: TestContext, host = '127.0.0.1'): Promise<{ port: number; requests: Received[]; sockets: () => number }> {
+async function httpsReceiver(
+  t: TestContext,
+  host = '127.0.0.1',
+): Promise<{ port: number; requests: Received[]; sockets: () => number }> {
   const requests: Received[] = [];
   let connections = 0;
   const server: Server = createServer(tls, async (req, res) => {
@@ -40,11 +43,14 @@ test("https deliveries check the receiver's certificate against Node's root cert
   await waitFor('the attempts to fail', () => idle(d) && d.deliveries('wh_001').length === 3);
 
   const records = chronological(d.deliveries('wh_001'));
-  assert.deepEqual(records.map((r) => [r.attempt, r.status, r.responseStatus]), [
-    [1, 'failed', null],
-    [2, 'failed', null],
-    [3, 'failed', null],
-  ]);
+  assert.deepEqual(
+    records.map((r) => [r.attempt, r.status, r.responseStatus]),
+    [
+      [1, 'failed', null],
+      [2, 'failed', null],
+      [3, 'failed', null],
+    ],
+  );
   for (const r of records) assert.match(r.error ?? '', /self[- ]signed certificate/i);
   assert.equal(rx.requests.length, 0, 'no request was sent over the unverified connection');
 });
@@ -72,9 +78,14 @@ test('over real HTTP, with a CA the process trusts (NODE_EXTRA_CA_CERTS), https 
   /** Each hook's delivery records, once `count` of them succeeded (a record completes after the receiver's answer). */
   const succeeded = async (count: number): Promise<Attempt[][]> => {
     for (const deadline = Date.now() + 5_000; ; await sleep(20)) {
-      const records = await Promise.all(hooks.map(async (h) => (await api('GET', `/api/webhooks/${h.id}/deliveries`)).body.data as unknown as Attempt[]));
+      const records = await Promise.all(
+        hooks.map(
+          async (h) => (await api('GET', `/api/webhooks/${h.id}/deliveries`)).body.data as unknown as Attempt[],
+        ),
+      );
       if (records.every((r) => r.filter((a) => a.status === 'succeeded').length === count)) return records;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} succeeded deliveries per hook: ${JSON.stringify(records)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${count} succeeded deliveries per hook: ${JSON.stringify(records)}`);
     }
   };
   let records: Attempt[][] = [];
@@ -84,13 +95,21 @@ test('over real HTTP, with a CA the process trusts (NODE_EXTRA_CA_CERTS), https 
   }
 
   for (const [i, rx] of [byName, byIp].entries()) {
-    assert.deepEqual(records[i]!.map((r) => [r.status, r.responseStatus]), [
-      ['succeeded', 204],
-      ['succeeded', 204],
-    ]);
-    assert.deepEqual(rx.requests.map((r) => JSON.parse(r.body).data.title), ['First over TLS', 'Second over TLS']);
+    assert.deepEqual(
+      records[i]!.map((r) => [r.status, r.responseStatus]),
+      [
+        ['succeeded', 204],
+        ['succeeded', 204],
+      ],
+    );
+    assert.deepEqual(
+      rx.requests.map((r) => JSON.parse(r.body).data.title),
+      ['First over TLS', 'Second over TLS'],
+    );
     for (const { body, headers } of rx.requests) {
-      const verified = new Webhook(hooks[i]!.secret).verify(body, headers as Record<string, string>) as { type: string };
+      const verified = new Webhook(hooks[i]!.secret).verify(body, headers as Record<string, string>) as {
+        type: string;
+      };
       assert.equal(verified.type, 'task.created');
     }
     assert.equal(rx.sockets(), 1, 'the second delivery reused the first one’s TLS connection');

@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { classifyAddress, guardedLookup, refusalReason, RefusedAddressError, type RefusedKind } from '../../src/webhooks/url-guard.ts';
+import {
+  classifyAddress,
+  guardedLookup,
+  refusalReason,
+  RefusedAddressError,
+  type RefusedKind,
+} from '../../src/webhooks/url-guard.ts';
 
 // Classifier only: nothing here connects anywhere.
 const TABLE: [string, RefusedKind | null][] = [
@@ -70,8 +76,14 @@ for (const [address, expected] of TABLE) {
 }
 
 test('refusalReason names the address, what it is and how to allow it', () => {
-  assert.equal(refusalReason('127.0.0.1', 'loopback'), 'refused: 127.0.0.1 is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)');
-  assert.equal(refusalReason('::', 'unspecified'), 'refused: :: is an unspecified address (set WEBHOOK_ALLOW_PRIVATE=true to allow)');
+  assert.equal(
+    refusalReason('127.0.0.1', 'loopback'),
+    'refused: 127.0.0.1 is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)',
+  );
+  assert.equal(
+    refusalReason('::', 'unspecified'),
+    'refused: :: is an unspecified address (set WEBHOOK_ALLOW_PRIVATE=true to allow)',
+  );
   assert.equal(
     refusalReason('169.254.169.254', 'metadata', 'evil.test'),
     'refused: evil.test resolves to 169.254.169.254, which is a cloud metadata address (set WEBHOOK_ALLOW_PRIVATE=true to allow)',
@@ -81,14 +93,17 @@ test('refusalReason names the address, what it is and how to allow it', () => {
 /** A resolver that answers from a table, as `dns.lookup` would with `all: true`. */
 function fakeLookup(table: Record<string, string[]>): LookupFunction {
   return (hostname, _options, callback) => {
-    const list: LookupAddress[] = (table[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    const list: LookupAddress[] = (table[hostname] ?? []).map((address) => ({
+      address,
+      family: address.includes(':') ? 6 : 4,
+    }));
     process.nextTick(() => callback(null, list));
   };
 }
 
 function resolve(lookup: LookupFunction, hostname: string, all: boolean) {
-  return new Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number }>((done) =>
-    lookup(hostname, { all }, (err, address, family) => done({ err, address, family })),
+  return new Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number }>(
+    (done) => lookup(hostname, { all }, (err, address, family) => done({ err, address, family })),
   );
 }
 
@@ -106,7 +121,9 @@ test('guardedLookup passes public answers through, in both callback shapes', asy
 });
 
 test('guardedLookup refuses a name when any address it resolves to is refused', async () => {
-  const lookup = guardedLookup(fakeLookup({ 'evil.test': ['127.0.0.1'], 'mixed.test': ['93.184.216.34', '::ffff:169.254.169.254'] }));
+  const lookup = guardedLookup(
+    fakeLookup({ 'evil.test': ['127.0.0.1'], 'mixed.test': ['93.184.216.34', '::ffff:169.254.169.254'] }),
+  );
   const evil = await resolve(lookup, 'evil.test', false);
   assert.ok(evil.err instanceof RefusedAddressError);
   assert.equal(evil.err.kind, 'loopback');
@@ -120,7 +137,14 @@ test('guardedLookup refuses a name when any address it resolves to is refused', 
 
 test('reserved names (RFC 2606/6761) are refused before any connection, for good; other names are attempted', async () => {
   const { precheck } = await import('../../src/webhooks/send.ts');
-  for (const name of ['hooks.example.com', 'example.org', 'ci.example.net', 'legacy.invalid', 'a.b.example', 'EXAMPLE.COM.']) {
+  for (const name of [
+    'hooks.example.com',
+    'example.org',
+    'ci.example.net',
+    'legacy.invalid',
+    'a.b.example',
+    'EXAMPLE.COM.',
+  ]) {
     const result = precheck(`https://${name}/hook`);
     assert.equal(result?.outcome, 'invalid', name);
     assert.match(String(result?.error), /ENOTFOUND .*a reserved name: never resolves; not retried/, name);

@@ -14,7 +14,10 @@ export const ActivityEntry = Type.Object({
 export type ActivityEntry = Static<typeof ActivityEntry>;
 
 export const ActivityCreate = Body({
-  action: RequiredText(LIMITS.username, { description: '`<resource>.<verb>`, e.g. `task.status_changed`', examples: ['sprint.started'] }),
+  action: RequiredText(LIMITS.username, {
+    description: '`<resource>.<verb>`, e.g. `task.status_changed`',
+    examples: ['sprint.started'],
+  }),
   actor: RequiredText(LIMITS.username, { examples: ['alice'] }),
   resourceType: RequiredText(LIMITS.username, { examples: ['project'] }),
   resourceId: RequiredText(LIMITS.name, { examples: ['proj_001'] }),
@@ -34,7 +37,11 @@ export const ActivityQuery = Query({
   since: Type.Optional(Instant('Inclusive lower bound on `timestamp`')),
   until: Type.Optional(Instant('Inclusive upper bound on `timestamp`')),
   limit: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Maximum number of entries returned (0 gives only `total`)' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000_000,
+      description: 'Maximum number of entries returned (0 gives only `total`)',
+    }),
   ),
 });
 export type ActivityQuery = Static<typeof ActivityQuery>;

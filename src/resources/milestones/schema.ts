@@ -1,5 +1,16 @@
 import { Type, type Static } from 'typebox';
-import { Body, DateOnly, Description, Id, Name, Nullable, Query, StringEnum, Timestamp, patchOf } from '../../schemas/common.ts';
+import {
+  Body,
+  DateOnly,
+  Description,
+  Id,
+  Name,
+  Nullable,
+  Query,
+  StringEnum,
+  Timestamp,
+  patchOf,
+} from '../../schemas/common.ts';
 
 export const MILESTONE_STATUSES = ['pending', 'in_progress', 'reached'] as const;
 const Status = StringEnum(MILESTONE_STATUSES);

@@ -1,5 +1,15 @@
 import { Type, type Static } from 'typebox';
-import { Body, Id, LIMITS, Nullable, Query, RequiredText, StringEnum, Timestamp, Username } from '../../schemas/common.ts';
+import {
+  Body,
+  Id,
+  LIMITS,
+  Nullable,
+  Query,
+  RequiredText,
+  StringEnum,
+  Timestamp,
+  Username,
+} from '../../schemas/common.ts';
 
 export const NOTIFICATION_TYPES = ['task_assigned', 'comment_added', 'milestone_reached', 'project_updated'] as const;
 export const NOTIFICATION_RESOURCES = ['task', 'project', 'milestone', 'comment'] as const;

@@ -1,5 +1,16 @@
 import { Type, type Static } from 'typebox';
-import { Body, Description, Id, Name, Nullable, Query, StringEnum, Timestamp, Username, patchOf } from '../../schemas/common.ts';
+import {
+  Body,
+  Description,
+  Id,
+  Name,
+  Nullable,
+  Query,
+  StringEnum,
+  Timestamp,
+  Username,
+  patchOf,
+} from '../../schemas/common.ts';
 
 export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
 export const TASK_PRIORITIES = ['low', 'medium', 'high'] as const;

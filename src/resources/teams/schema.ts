@@ -1,10 +1,24 @@
 import { Type, type Static } from 'typebox';
-import { Body, Description, Id, LIMITS, Name, Query, RequiredText, Timestamp, Username, patchOf } from '../../schemas/common.ts';
+import {
+  Body,
+  Description,
+  Id,
+  LIMITS,
+  Name,
+  Query,
+  RequiredText,
+  Timestamp,
+  Username,
+  patchOf,
+} from '../../schemas/common.ts';
 
 export const Member = Type.Object(
   {
     username: Username,
-    role: RequiredText(LIMITS.username, { description: 'Free-form role such as `lead`, `engineer`, `designer`', examples: ['lead'] }),
+    role: RequiredText(LIMITS.username, {
+      description: 'Free-form role such as `lead`, `engineer`, `designer`',
+      examples: ['lead'],
+    }),
   },
   { additionalProperties: false },
 );

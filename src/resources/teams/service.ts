@@ -16,7 +16,8 @@ export const teamDef = (deps: ServiceDeps): ResourceDef<Team, TeamCreate, TeamPa
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     team.members.forEach((m, i) => {
-      if (seen.has(m.username)) problems.push({ field: `members[${i}].username`, message: `'${m.username}' is already a member` });
+      if (seen.has(m.username))
+        problems.push({ field: `members[${i}].username`, message: `'${m.username}' is already a member` });
       seen.add(m.username);
     });
     return problems;

@@ -70,7 +70,12 @@ export function deliveryRoutes(
       const { id } = request.params as IdParams;
       const to = await target(id);
       const eventId = ids('evt');
-      dispatcher.enqueue(to, { id: eventId, type: 'webhook.ping', timestamp: iso(clock.now()), data: { webhookId: id } });
+      dispatcher.enqueue(to, {
+        id: eventId,
+        type: 'webhook.ping',
+        timestamp: iso(clock.now()),
+        data: { webhookId: id },
+      });
       const record = dispatcher.deliveries(id).find((d) => d.eventId === eventId)!;
       return reply.code(202).send({ data: record });
     },

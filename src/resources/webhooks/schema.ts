@@ -37,7 +37,10 @@ export type Webhook = Static<typeof Webhook>;
 /** The answer to a create, the one place the secret appears. */
 export const WebhookWithSecret = Type.Object({
   ...publicFields,
-  secret: Type.String({ description: 'Signing secret, `whsec_` + 12 alphanumerics; shown only here', examples: ['whsec_AbCdEf123456'] }),
+  secret: Type.String({
+    description: 'Signing secret, `whsec_` + 12 alphanumerics; shown only here',
+    examples: ['whsec_AbCdEf123456'],
+  }),
 });
 /** A webhook as stored. */
 export type WebhookRecord = Static<typeof WebhookWithSecret>;

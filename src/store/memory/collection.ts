@@ -94,7 +94,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     return rank === undefined ? undefined : this.slots[rank];
   }
 
-  /** Closes the gaps deletions left once they are half the slots (amortized O(1) per delete); ranks keep their order. */
+  /** Closes the gaps deletions left once they are half the slots (amortized O(1)); ranks keep their order. */
   private compact(): void {
     const live = this.slots.filter((r) => r !== undefined);
     this.slots.length = 0;
