@@ -21,10 +21,9 @@ export interface LineStream {
  * with one synchronous `write`, at the end of that turn (`setImmediate`); pino's sync destination (sonic-boom)
  * does the writing, retries included. A line is out microseconds after it was logged, whatever the traffic, and
  * what a turn logged is written before the process exits (`exit` runs for `process.exit` and uncaught errors).
- * Under load one turn answers many requests, so their access lines cost one `write` between them. pino's default
- * stream writes each line asynchronously through libuv's thread pool instead: with the service on one core, those
- * hand-offs cost so much that writing per turn answers 7–69 % more `GET`s, round by round (bench/README.md,
- * *Before and after: third round*). One for the process, shared by every app built in it (there is one stdout).
+ * Under load one turn answers many requests, so their access lines cost one `write` between them, instead of one
+ * hand-off to libuv's thread pool per line (pino's default asynchronous stream); bench/README.md has the figures.
+ * One for the process, shared by every app built in it (there is one stdout).
  */
 export function stdoutPerTurn(): LineStream {
   return (shared ??= new LinesPerTurn(pino.destination({ dest: 1, sync: true })));
@@ -129,15 +128,13 @@ class LazyChild {
 
 /**
  * One concise log line per request, when it completes (Fastify's default writes two, serializing the whole
- * request and its headers: under load that was a fifth of the service's CPU), at `info`, with the request id as a
- * field. Failures are logged as before, by Fastify (`request errored`) and by the error handler, through the
- * request's own logger.
+ * request and its headers), at `info`, with the request id as a field. Failures are logged by Fastify
+ * (`request errored`) and by the error handler, through the request's own logger.
  *
  * Given `lines` (the stream of the service's own logger, made by {@link loggerOptions}), the line is formatted
  * here, exactly as that logger would (pino's defaults: numeric level, epoch time, pid and hostname), and written
  * to it: the one line every request logs then skips pino's generic serializing of its fields (the same bytes; a
- * test compares them with pino's). `GET /api/tasks/:id` answered a median 13 % more for it (12 rounds, fresh
- * servers, the two builds alternating).
+ * test compares them with pino's); bench/README.md has what that saves.
  * Without `lines` (a logger of the caller's, whose format is its own), it goes through the service's logger.
  */
 export class AccessLog extends LogController {
