@@ -217,3 +217,25 @@ test('a receiver that hangs does not hold up the API: the write has answered whi
   assert.equal(r.concurrent, 16, 'outbound requests bounded by the concurrency limit');
   assert.equal((await api.get('/api/tasks?projectId=proj_001')).body.count, 23);
 });
+
+test('an observer that throws is logged and changes nothing: the delivery and its retry go on', async (t) => {
+  const rx = await receiver(t, (_req, res, n) => void res.writeHead(n === 1 ? 500 : 204).end());
+  const seen: string[] = [];
+  const observer = {
+    settled(record: { status: string }) {
+      seen.push(record.status);
+      throw new Error('observer broke');
+    },
+  };
+  const { d, log, timers } = dispatcher(t, { observer });
+  d.enqueue(target(rx.url), event());
+  await d.idle();
+  timers.advance(50);
+  await d.idle();
+  assert.deepEqual(seen, ['failed', 'succeeded']);
+  assert.deepEqual(
+    chronological(d.deliveries('wh_001')).map((r) => r.status),
+    ['failed', 'succeeded'],
+  );
+  assert.equal(log.lines.filter((l) => l.level === 'error' && /observer failed/.test(l.msg ?? '')).length, 2);
+});
