@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../../src/app.ts';
-import { systemClock, type Clock } from '../../src/core/runtime.ts';
+import { systemClock } from '../../src/core/runtime.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
 import { Api, FakeClock, sequentialIds } from '../helpers/app.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
@@ -68,7 +68,7 @@ class Countdowns {
     private readonly count: () => number,
   ) {}
 
-  until(n: number, ms = 5_000): Promise<void> {
+  until(n: number, ms = 15_000): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${n} ${this.what}`)), ms);
       this.waiting.push({
@@ -242,7 +242,7 @@ export async function deliveringApp(t: TestContext, webhooks: Partial<Dispatcher
     webhooks: { scheduler: timers, observer: watched.observer, ...webhooks },
   });
   t.after(() => timers.drive(app.close()));
-  return { app, api: new Api(app), clock: clock as Clock & FakeClock, timers, watched, store };
+  return { app, api: new Api(app), clock, timers, watched, store };
 }
 
 /**
