@@ -2,15 +2,27 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { iso } from '../core/runtime.ts';
 import { DeliveryHistory } from './history.ts';
-import { resolveOptions, type DispatcherOptions, type Settings } from './options.ts';
+import { resolveOptions, type DispatcherOptions as Options, type Settings } from './options.ts';
 import { WorkQueue } from './queue.ts';
 import { delayBeforeRetry } from './retry.ts';
 import { describeError, precheck, sendOnce, type AttemptResult } from './send.ts';
 import { signingKey, webhookHeaders } from './signing.ts';
-import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from './types.ts';
+import {
+  realTimers,
+  type DeliveryObserver,
+  type DeliveryRecord,
+  type DeliveryTarget,
+  type OutboundEvent,
+  type Scheduler,
+} from './types.ts';
 import { createGuardedAgent } from './url-guard.ts';
 
-export type { DispatcherOptions };
+export interface DispatcherOptions extends Options {
+  /** The timers of retries, attempt timeouts and the close grace period. Default: Node's. */
+  scheduler?: Scheduler;
+  /** Told of each attempt once it is settled (tests wait on it; metrics could count it). */
+  observer?: DeliveryObserver;
+}
 
 /** One event on its way to one webhook: a chain of attempts, each with its own record. */
 interface Delivery {
@@ -20,7 +32,7 @@ interface Delivery {
   readonly eventType: string;
   attempt: number;
   record: DeliveryRecord;
-  timer?: NodeJS.Timeout;
+  timer?: unknown;
   cancelled: boolean;
 }
 
@@ -43,6 +55,10 @@ export class WebhookDispatcher {
   private readonly bodies = new WeakMap<OutboundEvent, string>();
   private readonly prechecked = new Map<string, AttemptResult | null>();
   private readonly shutdown = new AbortController();
+  private readonly timers: Scheduler;
+  private readonly observer: DeliveryObserver | undefined;
+  /** Work in hand outside the queue: retry checks and `onGone` callbacks, which {@link idle} waits for. */
+  private readonly inHand = new Set<Promise<void>>();
   /** Deliveries queued, in flight or waiting to retry: what `maxQueue` bounds. */
   private alive = 0;
   private abandoned = 0;
@@ -52,8 +68,10 @@ export class WebhookDispatcher {
 
   constructor(options: DispatcherOptions) {
     this.s = resolveOptions(options);
+    this.timers = options.scheduler ?? realTimers;
+    this.observer = options.observer;
     this.history = new DeliveryHistory(this.s.historyPerWebhook);
-    this.queue = new WorkQueue(this.s.concurrency, (d) => this.run(d));
+    this.queue = new WorkQueue(this.s.concurrency, (d) => this.run(d), this.timers);
     // Each attempt in flight listens for the shutdown (send.ts), and `concurrency` may be in flight: past Node's
     // default of 10 listeners it would print a (false) leak warning.
     setMaxListeners(this.s.concurrency + 1, this.shutdown.signal);
@@ -104,6 +122,14 @@ export class WebhookDispatcher {
     for (const d of this.queue.inFlight) if (d.target.id === webhookId) d.cancelled = true;
   }
 
+  /**
+   * Resolves once nothing is queued, being sent or in hand (a retry check, an `onGone` callback). Retries waiting
+   * for their time do not count: they are the scheduler's.
+   */
+  async idle(): Promise<void> {
+    while (this.queue.inFlight.size > 0 || this.inHand.size > 0) await Promise.all([this.queue.idle(), ...this.inHand]);
+  }
+
   stats(): { queued: number; inFlight: number; scheduledRetries: number } {
     return { queued: this.queue.queued, inFlight: this.queue.inFlight.size, scheduledRetries: this.retrying.size };
   }
@@ -150,6 +176,7 @@ export class WebhookDispatcher {
     this.nextAttempt(d);
     if (this.alive >= this.s.maxQueue) {
       this.complete(d, 'failed', { responseStatus: null, error: 'queue full', durationMs: null });
+      this.notify(d.record);
       this.warnDropped(target.id, event.id, event.type);
       return d.record;
     }
@@ -195,10 +222,28 @@ export class WebhookDispatcher {
 
   private async run(d: Delivery): Promise<void> {
     const result = this.precheck(d.target.url) ?? (await this.send(d));
+    const record = d.record;
     try {
-      this.settle(d, result);
+      const after = this.settle(d, result);
+      if (after) return void this.hold(after.then(() => this.notify(record)));
     } catch (err) {
       this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery bookkeeping failed');
+    }
+    this.notify(record);
+  }
+
+  /** Keeps `work` in hand until it settles (it must not reject). */
+  private hold(work: Promise<void>): void {
+    const held: Promise<void> = work.finally(() => this.inHand.delete(held));
+    this.inHand.add(held);
+  }
+
+  private notify(record: DeliveryRecord): void {
+    if (!this.observer) return;
+    try {
+      this.observer.settled({ ...record });
+    } catch (err) {
+      this.s.log.error({ err, webhookId: record.webhookId }, 'webhook delivery observer failed');
     }
   }
 
@@ -228,6 +273,7 @@ export class WebhookDispatcher {
       body,
       timeoutMs,
       shutdown: this.shutdown.signal,
+      timers: this.timers,
     }).catch((err: unknown): AttemptResult => ({
       outcome: 'network',
       responseStatus: null,
@@ -258,41 +304,43 @@ export class WebhookDispatcher {
     return body;
   }
 
-  /** Records an attempt's result and decides what comes next: nothing, or a retry. */
-  private settle(d: Delivery, result: AttemptResult): void {
+  /**
+   * Records an attempt's result and decides what comes next: nothing, or a retry. What is still to be done for the
+   * attempt (the `onGone` callback) is returned.
+   */
+  private settle(d: Delivery, result: AttemptResult): Promise<void> | undefined {
     const { responseStatus, error, durationMs } = result;
     const now = this.s.clock.now();
     const log = { webhookId: d.target.id, eventId: d.eventId, attempt: d.attempt, status: responseStatus, error };
     if (result.outcome === 'ok' || result.outcome === 'refused') {
       this.complete(d, result.outcome === 'ok' ? 'succeeded' : 'refused', { responseStatus, error, durationMs }, now);
       this.s.log[result.outcome === 'ok' ? 'debug' : 'warn'](log, `webhook delivery ${d.record.status}`);
-      return this.finish();
+      return void this.finish();
     }
     this.complete(d, 'failed', { responseStatus, error, durationMs }, now);
-    if (d.cancelled || result.outcome === 'invalid') return this.finish();
+    if (d.cancelled || result.outcome === 'invalid') return void this.finish();
     if (responseStatus === 410) {
       this.s.log.info(log, 'webhook receiver answered 410 Gone: no retry');
       const { onGone } = this.s;
-      if (onGone) {
-        Promise.resolve(d.target.id)
-          .then(onGone)
-          .catch((err: unknown) => this.s.log.error({ err, webhookId: d.target.id }, 'webhook onGone callback failed'));
-      }
-      return this.finish();
+      this.finish();
+      if (!onGone) return undefined;
+      return Promise.resolve(d.target.id)
+        .then(onGone)
+        .catch((err: unknown) => this.s.log.error({ err, webhookId: d.target.id }, 'webhook onGone callback failed'));
     }
-    if (this.closed) return this.abandon(d);
+    if (this.closed) return void this.abandon(d);
     const delay = delayBeforeRetry(d.attempt, result.retryAfter, now, this.s);
     if (delay === null) {
       this.s.log.warn(log, 'webhook delivery failed: retries exhausted');
-      return this.finish();
+      return void this.finish();
     }
     d.record.nextAttemptAt = iso(new Date(now.getTime() + delay));
     this.s.log.debug({ ...log, delayMs: delay }, 'webhook delivery failed: retry scheduled');
-    d.timer = setTimeout(() => void this.retry(d), delay);
-    d.timer.unref();
+    d.timer = this.timers.setTimeout(() => this.hold(this.retry(d)), delay);
     this.retrying.add(d);
   }
 
+  /** Never rejects. */
   private async retry(d: Delivery): Promise<void> {
     d.timer = undefined;
     let active = true;
@@ -323,6 +371,7 @@ export class WebhookDispatcher {
         error: 'abandoned: dispatcher closed before this attempt',
         durationMs: null,
       });
+      this.notify(d.record);
     }
     this.abandoned++;
     this.cancel(d);
@@ -330,7 +379,7 @@ export class WebhookDispatcher {
 
   private cancel(d: Delivery): void {
     d.cancelled = true;
-    clearTimeout(d.timer);
+    if (d.timer !== undefined) this.timers.clearTimeout(d.timer);
     d.timer = undefined;
     d.record.nextAttemptAt = null;
     this.retrying.delete(d);

@@ -1,3 +1,5 @@
+import { realTimers, type Scheduler } from './types.ts';
+
 /** A first-in first-out queue with O(1) push and shift (an array's `shift` copies). */
 export class Fifo<T> {
   private items: T[] = [];
@@ -51,6 +53,7 @@ export class WorkQueue<T> {
     private readonly concurrency: number,
     /** Must not reject: failures are the caller's to record. */
     private readonly work: (item: T) => Promise<void>,
+    private readonly timers: Scheduler = realTimers,
   ) {}
 
   get queued(): number {
@@ -75,13 +78,13 @@ export class WorkQueue<T> {
     return this.waiting.drain();
   }
 
-  /** Resolves when nothing is running, or after `ms`, whichever comes first. */
-  idle(ms: number): Promise<void> {
+  /** Resolves when nothing is running or waiting, or after `ms` (when given), whichever comes first. */
+  idle(ms?: number): Promise<void> {
     if (this.running.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const timer = ms === undefined ? undefined : this.timers.setTimeout(resolve, ms);
       this.idleWaiters.push(() => {
-        clearTimeout(timer);
+        if (timer !== undefined) this.timers.clearTimeout(timer);
         resolve();
       });
     });
@@ -93,8 +96,9 @@ export class WorkQueue<T> {
       this.running.add(item);
       void this.work(item).finally(() => {
         this.running.delete(item);
-        if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
         this.pump();
+        // Nothing running after the pump: nothing is waiting either.
+        if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       });
     }
   }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
+import type { Scheduler } from './types.ts';
 import { findRefusal, isReservedName } from './url-guard.ts';
 
 /** Response bytes read (and thrown away) before the connection is dropped: receivers have nothing to tell us. */
@@ -13,6 +14,8 @@ export interface Attempt {
   timeoutMs: number;
   /** Aborts the attempt when the dispatcher shuts down. */
   shutdown: AbortSignal;
+  /** Runs the timeout. */
+  timers: Scheduler;
 }
 
 export interface AttemptResult {
@@ -54,16 +57,16 @@ export async function sendOnce({
   body,
   timeoutMs,
   shutdown,
+  timers,
 }: Attempt): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const timer = timers.setTimeout(() => {
     timedOut = true;
     controller.abort(new Error(`timeout after ${timeoutMs} ms`));
   }, timeoutMs);
-  timer.unref();
   const onShutdown = () => controller.abort(new Error('aborted: dispatcher closed'));
   if (shutdown.aborted) onShutdown();
   else shutdown.addEventListener('abort', onShutdown, { once: true });
@@ -93,7 +96,7 @@ export async function sendOnce({
     if (refused) return { ...base, outcome: 'refused', error: refused.message };
     return { ...base, outcome: 'network', error: describeError(err) + reading };
   } finally {
-    clearTimeout(timer);
+    timers.clearTimeout(timer);
     shutdown.removeEventListener('abort', onShutdown);
   }
 }

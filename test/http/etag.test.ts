@@ -55,6 +55,26 @@ test('If-Match: the current ETag lets PATCH, PUT and DELETE through; a stale one
   assert.equal((await api.delete('/api/comments/cmt_001', { 'if-match': '*' })).status, 200);
 });
 
+test('If-Match compares strongly (RFC 9110): the current ETag marked weak is 412 and changes nothing', async (t) => {
+  const { api } = await testApp(t);
+  const task = (await api.get('/api/tasks/task_002')).headers.etag as string;
+  const weak = await api.patch('/api/tasks/task_002', { title: 'Mine' }, { 'if-match': `W/${task}` });
+  assert.equal(weak.status, 412);
+  assert.equal(errorOf(weak).code, 'PRECONDITION_FAILED');
+  assert.equal((await api.get('/api/tasks/task_002')).headers.etag, task, 'unchanged');
+  const among = await api.patch('/api/tasks/task_002', { title: 'Mine' }, { 'if-match': `"other", W/${task}` });
+  assert.equal(among.status, 412, 'weak in a list too');
+
+  const project = (await api.get('/api/projects/proj_005')).headers.etag as string;
+  assert.equal((await api.put('/api/projects/proj_005', { name: 'x' }, { 'if-match': `W/${project}` })).status, 412);
+  const comment = (await api.get('/api/comments/cmt_001')).headers.etag as string;
+  assert.equal((await api.delete('/api/comments/cmt_001', { 'if-match': `W/${comment}` })).status, 412);
+  assert.equal((await api.get('/api/comments/cmt_001')).status, 200, 'not deleted');
+  // The same tags, strong, pass.
+  assert.equal((await api.patch('/api/tasks/task_002', { title: 'Mine' }, { 'if-match': task })).status, 200);
+  assert.equal((await api.delete('/api/comments/cmt_001', { 'if-match': comment })).status, 200);
+});
+
 test('notifications: the ETag follows the read flag; If-Match guards marking read', async (t) => {
   const { api } = await testApp(t);
   const created = await api.post('/api/notifications', { username: 'bob', type: 'project_updated', message: 'x' });

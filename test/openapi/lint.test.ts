@@ -16,9 +16,18 @@ interface LintReport {
   problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
 }
 
-// Redocly's recommended rules (no redocly.yaml: nothing is turned off). Offline: with these two variables it
-// sends no telemetry and does not look for a newer version, so it opens no connection at all.
-test('the document passes `redocly lint` with no errors', async (t) => {
+/**
+ * Warnings the document still earns, each with why it is not fixed here. Any other warning fails the test, and
+ * none is printed: a green run is a quiet one.
+ */
+const KNOWN_WARNINGS: Record<string, string> = {
+  // The health check can answer 405, 408 and 431 like any route, but documents no 4xx yet.
+  'operation-4xx-response at #/paths/~1api~1health/get/responses': 'health check: no 4xx documented yet',
+};
+
+// Redocly's recommended rules as redocly.yaml configures them. Offline: with these two variables it sends no
+// telemetry and does not look for a newer version, so it opens no connection at all.
+test('the document passes `redocly lint`: no errors, and no warnings but the known ones', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'pm-openapi-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'openapi.json');
@@ -30,12 +39,14 @@ test('the document passes `redocly lint` with no errors', async (t) => {
     env,
   }).catch((err: { stdout: string; stderr: string; code: number }) => err);
   const report = JSON.parse(run.stdout) as LintReport;
-  const errors = report.problems.filter((p) => p.severity === 'error');
+  const problems = report.problems.map((p) => ({ ...p, where: `${p.ruleId} at ${p.location[0]?.pointer}` }));
   assert.deepEqual(
-    errors.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`),
+    problems.filter((p) => p.severity === 'error').map((p) => `${p.where}: ${p.message}`),
     [],
   );
   assert.equal(report.totals.errors, 0);
-  // Warnings are allowed (e.g. the health check rightly has no 4xx answer, the private package no licence).
-  for (const p of report.problems) t.diagnostic(`${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+  assert.deepEqual(
+    problems.filter((p) => !(p.where in KNOWN_WARNINGS)).map((p) => `${p.severity} ${p.where}: ${p.message}`),
+    [],
+  );
 });

@@ -1,11 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { MemoryStore } from '../../src/store/memory/store.ts';
 import { errorOf, fieldsOf, testApp } from '../helpers/app.ts';
+import { deliveringApp } from '../webhooks/helpers.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const SECRET = /^whsec_[A-Za-z0-9]{12}$/;
 const PUBLIC_KEYS = ['active', 'createdAt', 'description', 'events', 'id', 'updatedAt', 'url'];
 const ids = (res: { body: any }) => res.body.data.map((w: any) => w.id);
+
+/** {@link testApp} on a store the test can read: `secretOf` is the stored secret, which no answer shows. */
+async function withStore(t: TestContext) {
+  const store = new MemoryStore();
+  const ctx = await testApp(t, { store });
+  const secretOf = async (id: string) => (await store.webhooks.get(id))?.secret;
+  return { ...ctx, store, secretOf };
+}
 
 test('GET /api/webhooks lists the four seeded webhooks with count and never a secret', async (t) => {
   const { api } = await testApp(t);
@@ -82,7 +93,7 @@ test('GET /api/webhooks/:id returns the webhook without its secret; an unknown i
 });
 
 test('POST /api/webhooks creates with defaults and returns the generated secret, once', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, secretOf } = await withStore(t);
   const res = await api.post('/api/webhooks', { url: 'https://hooks.example.com/new' });
   assert.equal(res.status, 201);
   const { secret, ...rest } = res.body.data;
@@ -96,7 +107,7 @@ test('POST /api/webhooks creates with defaults and returns the generated secret,
     createdAt: NOW,
     updatedAt: NOW,
   });
-  assert.equal((await app.services.webhooks.withSecret('wh_test00000001')).secret, secret);
+  assert.equal(await secretOf('wh_test00000001'), secret);
   const read = await api.get('/api/webhooks/wh_test00000001');
   assert.deepEqual(read.body.data, rest);
   assert.equal((await api.get('/api/webhooks')).body.count, 5);
@@ -107,7 +118,7 @@ test('POST /api/webhooks creates with defaults and returns the generated secret,
 });
 
 test('POST /api/webhooks takes every field sent, removes duplicate events, ignores secret, id and unknown fields', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, secretOf } = await withStore(t);
   const res = await api.post('/api/webhooks', {
     url: 'http://hooks.example.com:8080/x?y=1',
     events: ['task.created', 'milestone.reached', 'task.created', '*', 'milestone.reached'],
@@ -134,7 +145,7 @@ test('POST /api/webhooks takes every field sent, removes duplicate events, ignor
       updatedAt: NOW,
     },
   );
-  assert.equal((await app.services.webhooks.withSecret('wh_test00000001')).secret, res.body.data.secret);
+  assert.equal(await secretOf('wh_test00000001'), res.body.data.secret);
 });
 
 test('POST /api/webhooks with an unknown event is 400 INVALID_EVENTS naming the bad values; nothing is stored', async (t) => {
@@ -198,8 +209,8 @@ test('POST /api/webhooks: url must be an absolute http(s) URL; other bad bodies 
 });
 
 test('PATCH /api/webhooks/:id changes any subset; id, createdAt and the secret are kept; no secret in the answer', async (t) => {
-  const { api, app, clock } = await testApp(t);
-  const stored = (await app.services.webhooks.withSecret('wh_002')).secret;
+  const { api, clock, secretOf } = await withStore(t);
+  const stored = await secretOf('wh_002');
   clock.advance(60_000);
   const res = await api.patch('/api/webhooks/wh_002', {
     description: 'Release dashboard v2',
@@ -218,7 +229,7 @@ test('PATCH /api/webhooks/:id changes any subset; id, createdAt and the secret a
     updatedAt: '2026-11-22T10:01:00.000Z',
   });
   assert.doesNotMatch(res.text, /secret|whsec_/);
-  assert.equal((await app.services.webhooks.withSecret('wh_002')).secret, stored);
+  assert.equal(await secretOf('wh_002'), stored);
   assert.deepEqual((await api.get('/api/webhooks/wh_002')).body.data, res.body.data);
 
   clock.advance(60_000);
@@ -235,7 +246,7 @@ test('PATCH /api/webhooks/:id changes any subset; id, createdAt and the secret a
   const cleared = await api.patch('/api/webhooks/wh_002', { events: [] });
   assert.deepEqual(cleared.body.data.events, []);
   assert.ok(cleared.body.data.updatedAt > more.body.data.updatedAt);
-  assert.equal((await app.services.webhooks.withSecret('wh_002')).secret, stored);
+  assert.equal(await secretOf('wh_002'), stored);
 });
 
 test('PATCH toggles active both ways and the active filter follows', async (t) => {
@@ -254,9 +265,9 @@ test('PATCH toggles active both ways and the active filter follows', async (t) =
 });
 
 test('PATCH with an unknown event is 400 INVALID_EVENTS and leaves the webhook unchanged', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, secretOf } = await withStore(t);
   const before = (await api.get('/api/webhooks/wh_001')).body.data;
-  const secret = (await app.services.webhooks.withSecret('wh_001')).secret;
+  const secret = await secretOf('wh_001');
   const res = await api.patch('/api/webhooks/wh_001', {
     events: ['task.created', 'task.renamed'],
     description: 'changed',
@@ -265,7 +276,7 @@ test('PATCH with an unknown event is 400 INVALID_EVENTS and leaves the webhook u
   assert.equal(errorOf(res).code, 'INVALID_EVENTS');
   assert.match(errorOf(res).details![0]!.message, /task\.renamed/);
   assert.deepEqual((await api.get('/api/webhooks/wh_001')).body.data, before);
-  assert.equal((await app.services.webhooks.withSecret('wh_001')).secret, secret);
+  assert.equal(await secretOf('wh_001'), secret);
 
   const badUrl = await api.patch('/api/webhooks/wh_001', { url: 'ftp://x' });
   assert.equal(badUrl.status, 400);
@@ -295,7 +306,7 @@ test('DELETE /api/webhooks/:id answers the delete shape; unknown ids are 404 NOT
 });
 
 test('the secret of a created webhook appears in no response but the one to POST', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, store } = await withStore(t);
   const created = await api.post('/api/webhooks', { url: 'https://hooks.example.com/s', events: ['*'] });
   const { id, secret } = created.body.data;
   assert.match(secret, SECRET);
@@ -314,5 +325,101 @@ test('the secret of a created webhook appears in no response but the one to POST
     assert.equal(res.text.includes('"secret"'), false, res.text);
     for (const value of Object.values(res.headers)) assert.equal(String(value).includes(secret), false);
   }
-  await assert.rejects(app.services.webhooks.withSecret(id));
+  assert.equal(await store.webhooks.get(id), undefined, 'the secret is gone with the webhook');
+});
+
+test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet is an empty list; unknown id is 404', async (t) => {
+  const { api, clock, watched, store } = await deliveringApp(t);
+  await api.post('/api/tasks', { projectId: 'proj_001', title: 'Logged' }); // to wh_001 (task.*) and wh_003 (*)
+  clock.advance(1_000);
+  await api.patch('/api/tasks/task_001', { title: 'Logged again' });
+  await watched.until(4);
+  const res = await api.get('/api/webhooks/wh_001/deliveries');
+  assert.equal(res.status, 200);
+  assert.equal(res.body.count, 2);
+  const error = 'getaddrinfo ENOTFOUND hooks.example.com (a reserved name: never resolves; not retried)';
+  assert.deepEqual(res.body.data, [
+    {
+      id: 'dlv_test00000003',
+      webhookId: 'wh_001',
+      eventId: res.body.data[0].eventId,
+      eventType: 'task.updated',
+      attempt: 1,
+      status: 'failed',
+      responseStatus: null,
+      error,
+      durationMs: 0,
+      createdAt: '2026-11-22T10:00:01.000Z',
+      completedAt: '2026-11-22T10:00:01.000Z',
+      nextAttemptAt: null,
+    },
+    {
+      id: 'dlv_test00000001',
+      webhookId: 'wh_001',
+      eventId: res.body.data[1].eventId,
+      eventType: 'task.created',
+      attempt: 1,
+      status: 'failed',
+      responseStatus: null,
+      error,
+      durationMs: 0,
+      createdAt: NOW,
+      completedAt: NOW,
+      nextAttemptAt: null,
+    },
+  ]);
+  assert.match(res.body.data[0].eventId, /^evt_/);
+  assert.notEqual(res.body.data[0].eventId, res.body.data[1].eventId);
+  assert.equal(res.text.includes((await store.webhooks.get('wh_001'))!.secret), false);
+  assert.deepEqual((await api.get('/api/webhooks/wh_004/deliveries')).body, { data: [], count: 0 });
+  const missing = await api.get('/api/webhooks/wh_nope/deliveries');
+  assert.equal(missing.status, 404);
+  assert.equal(errorOf(missing).code, 'NOT_FOUND');
+});
+
+test('POST …/deliveries/:deliveryId/redeliver answers 202 with a new attempt of the same event; unknown ids are 404', async (t) => {
+  const { api, watched } = await deliveringApp(t);
+  await api.post('/api/tasks', { projectId: 'proj_001', title: 'Again' });
+  await watched.until(2);
+  const [original] = (await api.get('/api/webhooks/wh_001/deliveries')).body.data;
+  const again = await api.post(`/api/webhooks/wh_001/deliveries/${original.id}/redeliver`);
+  assert.equal(again.status, 202);
+  assert.notEqual(again.body.data.id, original.id);
+  assert.deepEqual(
+    [again.body.data.webhookId, again.body.data.eventId, again.body.data.eventType, again.body.data.attempt],
+    ['wh_001', original.eventId, 'task.created', 1],
+  );
+  await watched.until(3);
+  assert.deepEqual(
+    (await api.get('/api/webhooks/wh_001/deliveries')).body.data.map((d: any) => d.id),
+    [again.body.data.id, original.id],
+  );
+  const [ofOther] = (await api.get('/api/webhooks/wh_003/deliveries')).body.data;
+  for (const path of [
+    `/api/webhooks/wh_001/deliveries/dlv_nope/redeliver`,
+    `/api/webhooks/wh_nope/deliveries/${original.id}/redeliver`,
+    `/api/webhooks/wh_001/deliveries/${ofOther.id}/redeliver`,
+  ]) {
+    const res = await api.post(path);
+    assert.equal(res.status, 404, path);
+    assert.equal(errorOf(res).code, 'NOT_FOUND', path);
+  }
+});
+
+test('POST /api/webhooks/:id/ping answers 202 with its attempt, active or not; unknown id is 404', async (t) => {
+  const { api, watched } = await deliveringApp(t);
+  const res = await api.post('/api/webhooks/wh_004/ping');
+  assert.equal(res.status, 202);
+  assert.deepEqual(
+    [res.body.data.webhookId, res.body.data.eventType, res.body.data.attempt],
+    ['wh_004', 'webhook.ping', 1],
+  );
+  await watched.until(1);
+  assert.deepEqual(
+    (await api.get('/api/webhooks/wh_004/deliveries')).body.data.map((d: any) => [d.id, d.eventType]),
+    [[res.body.data.id, 'webhook.ping']],
+  );
+  const missing = await api.post('/api/webhooks/wh_nope/ping');
+  assert.equal(missing.status, 404);
+  assert.equal(errorOf(missing).code, 'NOT_FOUND');
 });

@@ -1,58 +1,67 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dispatcher, event, receiver, sleep, target, waitFor } from './helpers.ts';
+import { dispatcher, event, gate, receiver, target } from './helpers.ts';
+
+/** Whether `promise` has settled by the time the work already queued has run. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.finally(() => (settled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
 
 test('close lets a request in flight finish within the grace period', async (t) => {
-  const rx = await receiver(t, async (_req, res) => {
-    await sleep(100);
-    res.end('ok');
-  });
+  const slow = gate();
+  const rx = await receiver(t, slow.handler);
   const { d } = dispatcher(t, { timeoutMs: 2_000 });
   d.enqueue(target(rx.url), event());
-  await waitFor('in flight', () => rx.requests.length === 1);
-  const started = performance.now();
-  assert.deepEqual(await d.close(5_000), { abandoned: 0 });
-  assert.ok(
-    performance.now() - started < 2_500,
-    'resolved as soon as the request finished, not after the grace period',
-  );
+  await rx.arrived(1);
+  const closing = d.close(5_000);
+  assert.equal(await settledYet(closing), false, 'close waits for the request in flight');
+  slow.release();
+  assert.deepEqual(await closing, { abandoned: 0 }, 'resolved when the request finished, before the grace period');
   assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
 });
 
 test('close waits up to the grace period for a slow request, then aborts it and reports it abandoned', async (t) => {
   const rx = await receiver(t, () => {}); // never answers
-  const { d, log } = dispatcher(t, { timeoutMs: 5_000 });
+  const { d, log, timers } = dispatcher(t, { timeoutMs: 5_000 });
   const evt = event();
   d.enqueue(target(rx.url), evt);
-  await waitFor('in flight', () => rx.requests.length === 1);
-  const started = performance.now();
-  const { abandoned } = await d.close(200);
-  const took = performance.now() - started;
+  await rx.arrived(1);
+  const closing = d.close(200);
+  timers.advance(199);
+  assert.equal(await settledYet(closing), false, 'still within the grace period');
+  timers.advance(1);
+  const { abandoned } = await closing;
   assert.equal(abandoned, 1);
-  assert.ok(took >= 190 && took < 3_000, `close took ${took} ms`);
   const [record] = d.deliveries('wh_001');
   assert.equal(record!.status, 'failed');
   assert.equal(record!.error, 'aborted: dispatcher closed');
   assert.equal(record!.nextAttemptAt, null, 'no retry after close');
+  assert.deepEqual(timers.pending, []);
   assert.ok(log.lines.some((l) => l.level === 'warn' && /in flight after the grace period/.test(l.msg ?? '')));
 });
 
 test('close drops queued attempts and scheduled retries, logging their events, and stops accepting', async (t) => {
-  const slow = await receiver(t, async (_req, res) => {
-    await sleep(100);
-    res.end('ok');
-  });
+  const slow = gate();
+  const rx = await receiver(t, slow.handler);
   const failing = await receiver(t, (_req, res) => void res.writeHead(500).end());
-  const { d, log } = dispatcher(t, { concurrency: 1, retrySchedule: [10_000], timeoutMs: 2_000 });
+  const { d, log, timers } = dispatcher(t, { concurrency: 1, retrySchedule: [10_000], timeoutMs: 2_000 });
   d.enqueue(target(failing.url, 'wh_fail'), event({ id: 'evt_retry' }));
-  await waitFor('retry scheduled', () => d.stats().scheduledRetries === 1);
-  d.enqueue(target(slow.url), event({ id: 'evt_inflight' }));
-  d.enqueue(target(slow.url), event({ id: 'evt_queued', type: 'project.updated' }));
+  await d.idle();
+  assert.deepEqual(timers.pending, [10_000]);
+  d.enqueue(target(rx.url), event({ id: 'evt_inflight' }));
+  d.enqueue(target(rx.url), event({ id: 'evt_queued', type: 'project.updated' }));
   assert.deepEqual(d.stats(), { queued: 1, inFlight: 1, scheduledRetries: 1 });
 
-  const { abandoned } = await d.close(1_000);
+  await rx.arrived(1);
+  const closing = d.close(1_000);
+  slow.release();
+  const { abandoned } = await closing;
   assert.equal(abandoned, 2, 'the queued attempt and the retry; the request in flight finished');
   assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
+  assert.deepEqual(timers.pending, [], 'the retry timer is cleared');
   assert.deepEqual(
     d.deliveries('wh_001').map((r) => [r.eventId, r.status, r.error]),
     [
@@ -70,9 +79,10 @@ test('close drops queued attempts and scheduled retries, logging their events, a
     ],
   });
 
-  d.enqueue(target(slow.url), event());
+  d.enqueue(target(rx.url), event());
+  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 }, 'nothing accepted after close');
   assert.equal(d.redeliver('wh_001', d.deliveries('wh_001')[0]!.id), undefined);
-  await sleep(50);
-  assert.equal(slow.requests.length, 1);
+  await d.idle();
+  assert.equal(rx.requests.length, 1);
   assert.deepEqual(await d.close(0), { abandoned: 2 }, 'closing twice is harmless');
 });

@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
+import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/core/runtime.ts';
-import { sequentialIds } from '../helpers/app.ts';
+import { MemoryStore } from '../../src/store/memory/store.ts';
+import { Api, FakeClock, sequentialIds } from '../helpers/app.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
-import type { DeliveryRecord, Logger, OutboundEvent } from '../../src/webhooks/types.ts';
+import type { DeliveryRecord, Logger, OutboundEvent, Scheduler } from '../../src/webhooks/types.ts';
 
 export const SECRET = 'whsec_AbCdEf123456';
 
@@ -22,13 +24,17 @@ export interface Receiver {
   /** Requests being handled right now, and the most there ever were at once. */
   concurrent: number;
   maxConcurrent: number;
+  /** Resolves once `n` requests have arrived (fails the test after a few seconds). */
+  arrived(n: number): Promise<void>;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void | Promise<void>;
 
 /** A real HTTP receiver on 127.0.0.1, closed (with any hanging connections) when the test ends. */
 export async function receiver(t: TestContext, handle: Handler = (_req, res) => void res.end('ok')): Promise<Receiver> {
-  const r: Receiver = { url: '', port: 0, requests: [], concurrent: 0, maxConcurrent: 0 };
+  const requests: Received[] = [];
+  const count = new Countdowns('requests at the receiver', () => requests.length);
+  const r: Receiver = { url: '', port: 0, requests, concurrent: 0, maxConcurrent: 0, arrived: (n) => count.until(n) };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -36,7 +42,9 @@ export async function receiver(t: TestContext, handle: Handler = (_req, res) => 
     r.maxConcurrent = Math.max(r.maxConcurrent, ++r.concurrent);
     res.on('close', () => r.concurrent--);
     res.on('error', () => {});
-    await handle(req, res, r.requests.length);
+    const handled = handle(req, res, r.requests.length);
+    count.check();
+    await handled;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   r.port = (server.address() as AddressInfo).port;
@@ -46,6 +54,128 @@ export async function receiver(t: TestContext, handle: Handler = (_req, res) => 
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
   return r;
+}
+
+/**
+ * Promises that resolve once a growing count reaches a number. One not reached within a few seconds of real time
+ * fails the test instead of hanging it.
+ */
+class Countdowns {
+  private waiting: { n: number; resolve: () => void }[] = [];
+
+  constructor(
+    private readonly what: string,
+    private readonly count: () => number,
+  ) {}
+
+  until(n: number, ms = 15_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${n} ${this.what}`)), ms);
+      this.waiting.push({
+        n,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+      this.check();
+    });
+  }
+
+  /** Resolves the promises whose number is reached (call after the count grows). */
+  check(): void {
+    const due = this.waiting.filter((w) => this.count() >= w.n);
+    this.waiting = this.waiting.filter((w) => this.count() < w.n);
+    for (const w of due) w.resolve();
+  }
+}
+
+/** Answers held until `release()`: what a slow receiver looks like, without waiting on real time. */
+export function gate() {
+  let open = false;
+  const held: (() => void)[] = [];
+  return {
+    handler: (_req: IncomingMessage, res: ServerResponse) => {
+      if (open) return void res.end('ok');
+      held.push(() => res.end('ok'));
+    },
+    release() {
+      open = true;
+      for (const answer of held.splice(0)) answer();
+    },
+  };
+}
+
+/**
+ * Timers that move only when told to: `advance(ms)` runs every timer due by then, in order, and moves the
+ * `clock` given (if any) along with them.
+ */
+export class FakeScheduler implements Scheduler {
+  private now = 0;
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; run: () => void }>();
+
+  constructor(private readonly clock?: { advance(ms: number): void }) {}
+
+  setTimeout(run: () => void, ms: number): number {
+    this.timers.set(++this.seq, { at: this.now + ms, run });
+    return this.seq;
+  }
+
+  clearTimeout(timer: unknown): void {
+    this.timers.delete(timer as number);
+  }
+
+  /** How long until each pending timer is due, soonest first. */
+  get pending(): number[] {
+    return [...this.timers.values()].map((t) => t.at - this.now).sort((a, b) => a - b);
+  }
+
+  advance(ms: number): void {
+    const end = this.now + ms;
+    for (;;) {
+      let next: [number, { at: number; run: () => void }] | undefined;
+      for (const entry of this.timers) if (entry[1].at <= end && (!next || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      this.moveTo(next[1].at);
+      this.timers.delete(next[0]);
+      next[1].run();
+    }
+    this.moveTo(end);
+  }
+
+  /** Runs timers until `work` settles: for closing a dispatcher or an app whose grace period is on these timers. */
+  async drive<T>(work: Promise<T>): Promise<T> {
+    let done = false;
+    const settled = work.finally(() => (done = true));
+    while (!done) {
+      this.advance(1_000);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return settled;
+  }
+
+  private moveTo(at: number): void {
+    this.clock?.advance(at - this.now);
+    this.now = at;
+  }
+}
+
+/** A dispatcher observer that keeps each settled attempt and lets a test wait for them. */
+export function watch() {
+  const settled: DeliveryRecord[] = [];
+  const count = new Countdowns('settled deliveries', () => settled.length);
+  return {
+    settled,
+    observer: {
+      settled(record: DeliveryRecord) {
+        settled.push(record);
+        count.check();
+      },
+    },
+    /** Resolves once `n` attempts in all have settled. */
+    until: (n: number) => count.until(n),
+  };
 }
 
 /** A port nothing listens on: a server's, just closed. */
@@ -72,11 +202,13 @@ export function captureLogger(): Logger & { lines: LogLine[] } {
 export { sequentialIds };
 
 /**
- * A dispatcher for loopback receivers with millisecond retries and no jitter, closed when the test ends.
- * Real clock: Standard Webhooks verifiers check the timestamp against the real time.
+ * A dispatcher for loopback receivers, on timers the test advances (`timers`), with retries 50 and 100 ms apart,
+ * no jitter, closed when the test ends. Real clock: Standard Webhooks verifiers check the timestamp against the
+ * real time.
  */
 export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> = {}) {
   const log = captureLogger();
+  const timers = new FakeScheduler();
   const d = new WebhookDispatcher({
     clock: systemClock,
     ids: sequentialIds(),
@@ -85,10 +217,56 @@ export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> =
     timeoutMs: 300,
     allowPrivate: true,
     jitter: 0,
+    scheduler: timers,
     ...options,
   });
-  t.after(() => d.close(0));
-  return { d, log };
+  t.after(() => timers.drive(d.close(0)));
+  return { d, log, timers };
+}
+
+/**
+ * The seeded service, on its own store, its deliveries on timers the test advances (`timers`) and watched
+ * (`watched`); closed when the test ends. `webhooks` overrides the dispatcher's options. `clock`: the service's,
+ * a FakeClock moved along with the timers unless the dispatcher is given another.
+ */
+export async function deliveringApp(t: TestContext, webhooks: Partial<DispatcherOptions> = {}) {
+  const clock = new FakeClock();
+  const timers = new FakeScheduler(clock);
+  const watched = watch();
+  const store = new MemoryStore();
+  const app = await buildApp({
+    clock,
+    ids: sequentialIds(),
+    store,
+    config: { logLevel: 'silent' },
+    webhooks: { scheduler: timers, observer: watched.observer, ...webhooks },
+  });
+  t.after(() => timers.drive(app.close()));
+  return { app, api: new Api(app), clock, timers, watched, store };
+}
+
+/**
+ * {@link deliveringApp} for loopback receivers: private targets allowed, retries 30 and 60 ms apart, no jitter,
+ * signed with the real time; the seeded webhooks (on hosts that never resolve) switched off.
+ */
+export async function appWithReceivers(t: TestContext, webhooks: Partial<DispatcherOptions> = {}) {
+  const ctx = await deliveringApp(t, {
+    allowPrivate: true,
+    retrySchedule: [30, 60],
+    timeoutMs: 500,
+    jitter: 0,
+    clock: systemClock,
+    ...webhooks,
+  });
+  for (const id of ['wh_001', 'wh_002', 'wh_003']) await ctx.api.patch(`/api/webhooks/${id}`, { active: false });
+  return ctx;
+}
+
+/** Creates a webhook for `url` through the API; its id and the secret issued. */
+export async function subscribe(api: Api, url: string, events: string[]): Promise<{ id: string; secret: string }> {
+  const res = await api.post('/api/webhooks', { url, events });
+  if (res.status !== 201) throw new Error(`webhook not created: ${res.status} ${res.text}`);
+  return res.body.data;
 }
 
 let eventCounter = 0;
@@ -105,22 +283,5 @@ export function event(overrides: Partial<OutboundEvent> = {}): OutboundEvent {
 
 export const target = (url: string, id = 'wh_001') => ({ id, url, secret: SECRET });
 
-/** Polls until `check` is true; fails the test with `what` after `ms`. */
-export async function waitFor(what: string, check: () => boolean, ms = 3_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Oldest first: the order attempts happened in. */
 export const chronological = (records: DeliveryRecord[]) => [...records].reverse();
-
-/** Nothing queued, in flight or waiting to retry, and no attempt of `webhookId` pending. */
-export function idle(d: WebhookDispatcher, webhookId = 'wh_001'): boolean {
-  const { queued, inFlight, scheduledRetries } = d.stats();
-  return queued + inFlight + scheduledRetries === 0 && d.deliveries(webhookId).every((r) => r.status !== 'pending');
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DeliveryHistory, Ring } from '../../src/webhooks/history.ts';
 import type { DeliveryRecord } from '../../src/webhooks/types.ts';
+import { dispatcher, event, receiver, target } from './helpers.ts';
 
 const newestFirst = <T>(ring: Ring<T>) => Array.from({ length: ring.size }, (_, i) => ring.newest(i));
 
@@ -47,4 +48,51 @@ test('delivery history: per webhook, bounded, newest first; a dropped record is 
   assert.equal(history.find('wh_2', 'dlv_3'), undefined);
   history.forget('wh_1');
   assert.deepEqual(history.list('wh_1'), []);
+});
+
+test('history is bounded per webhook, newest first', async (t) => {
+  const rx = await receiver(t);
+  const { d } = dispatcher(t, { historyPerWebhook: 3 });
+  const events = Array.from({ length: 5 }, () => event());
+  for (const e of events) d.enqueue(target(rx.url), e);
+  d.enqueue(target(rx.url, 'wh_other'), event());
+  await d.idle();
+  assert.equal(rx.requests.length, 6);
+  assert.deepEqual(
+    d.deliveries('wh_001').map((r) => r.eventId),
+    [events[4]!.id, events[3]!.id, events[2]!.id],
+  );
+  assert.equal(d.deliveries('wh_other').length, 1);
+  assert.deepEqual(d.deliveries('wh_unknown'), []);
+  // Callers get copies.
+  d.deliveries('wh_001')[0]!.status = 'failed';
+  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
+});
+
+test('redeliver sends the same event again with the same webhook-id, as a new delivery', async (t) => {
+  const rx = await receiver(t);
+  const { d } = dispatcher(t);
+  const evt = event();
+  d.enqueue(target(rx.url), evt);
+  await d.idle();
+  const original = d.deliveries('wh_001')[0]!;
+
+  const again = d.redeliver('wh_001', original.id);
+  assert.ok(again);
+  assert.notEqual(again.id, original.id);
+  assert.deepEqual([again.status, again.attempt, again.eventId, again.eventType], ['pending', 1, evt.id, evt.type]);
+  await d.idle();
+  assert.equal(rx.requests.length, 2);
+  assert.equal(rx.requests[1]!.headers['webhook-id'], evt.id);
+  assert.equal(rx.requests[1]!.body, rx.requests[0]!.body);
+  assert.deepEqual(
+    d.deliveries('wh_001').map((r) => [r.id, r.status]),
+    [
+      [again.id, 'succeeded'],
+      [original.id, 'succeeded'],
+    ],
+  );
+
+  assert.equal(d.redeliver('wh_001', 'dlv_nope'), undefined);
+  assert.equal(d.redeliver('wh_other', original.id), undefined, "another webhook's delivery");
 });

@@ -3,28 +3,30 @@ import assert from 'node:assert/strict';
 import { systemClock } from '../../src/core/runtime.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import {
+  appWithReceivers,
   captureLogger,
   chronological,
   dispatcher,
   event,
-  idle,
+  gate,
   receiver,
   sequentialIds,
-  sleep,
+  subscribe,
   target,
-  waitFor,
 } from './helpers.ts';
 
 test('at most `concurrency` requests are in flight; the rest wait their turn in order', async (t) => {
-  const rx = await receiver(t, async (_req, res) => {
-    await sleep(80);
-    res.end('ok');
-  });
+  const slow = gate();
+  const rx = await receiver(t, slow.handler);
   const { d } = dispatcher(t, { concurrency: 2, timeoutMs: 2_000 });
   const events = Array.from({ length: 6 }, () => event());
   for (const e of events) d.enqueue(target(rx.url), e);
   assert.deepEqual(d.stats(), { queued: 4, inFlight: 2, scheduledRetries: 0 });
-  await waitFor('all delivered', () => idle(d) && rx.requests.length === 6);
+  await rx.arrived(2);
+  assert.deepEqual(d.stats(), { queued: 4, inFlight: 2, scheduledRetries: 0 }, 'the others wait for an answer');
+  slow.release();
+  await d.idle();
+  assert.equal(rx.requests.length, 6);
   assert.equal(rx.maxConcurrent, 2);
   // FIFO: they go two by two in the order queued (within a pair, either may reach the receiver first).
   const pairs = (ids: unknown[]) => [0, 2, 4].map((i) => ids.slice(i, i + 2).sort());
@@ -37,15 +39,16 @@ test('the default 16 requests in flight at once make Node print no warning (each
   const onWarning = (w: Error) => warnings.push(w);
   process.on('warning', onWarning);
   t.after(() => process.off('warning', onWarning));
-  const rx = await receiver(t, async (_req, res) => {
-    await sleep(100);
-    res.end('ok');
-  });
+  const slow = gate();
+  const rx = await receiver(t, slow.handler);
   const { d } = dispatcher(t, { timeoutMs: 2_000 }); // concurrency: the default, 16
   for (let i = 0; i < 20; i++) d.enqueue(target(rx.url), event());
-  await waitFor('16 in flight', () => rx.concurrent === 16);
-  await waitFor('all delivered', () => idle(d) && rx.requests.length === 20);
-  await sleep(10); // warnings are emitted on the next tick
+  await rx.arrived(16);
+  assert.equal(rx.concurrent, 16);
+  slow.release();
+  await d.idle();
+  assert.equal(rx.requests.length, 20);
+  await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
   assert.deepEqual(
     warnings.map((w) => w.name),
     [],
@@ -53,10 +56,8 @@ test('the default 16 requests in flight at once make Node print no warning (each
 });
 
 test('a full queue drops the delivery, records it as failed "queue full" and warns', async (t) => {
-  const rx = await receiver(t, async (_req, res) => {
-    await sleep(50);
-    res.end('ok');
-  });
+  const slow = gate();
+  const rx = await receiver(t, slow.handler);
   const { d, log } = dispatcher(t, { concurrency: 1, maxQueue: 3, timeoutMs: 2_000 });
   const events = Array.from({ length: 5 }, () => event());
   for (const e of events) d.enqueue(target(rx.url), e);
@@ -73,70 +74,29 @@ test('a full queue drops the delivery, records it as failed "queue full" and war
   const warnings = log.lines.filter((l) => l.level === 'warn' && /queue full/.test(l.msg ?? ''));
   assert.equal(warnings.length, 1);
   assert.equal((warnings[0]!.obj as { dropped: number }).dropped, 1);
-  await waitFor('accepted ones delivered', () => idle(d));
+  slow.release();
+  await d.idle();
   assert.deepEqual(
     rx.requests.map((r) => r.headers['webhook-id']),
     events.slice(0, 3).map((e) => e.id),
   );
   // Room again once they are done.
   d.enqueue(target(rx.url), event());
-  await waitFor('delivered', () => idle(d) && rx.requests.length === 4);
+  await d.idle();
+  assert.equal(rx.requests.length, 4);
+  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
 });
 
 test('scheduled retries count toward maxQueue', async (t) => {
   const rx = await receiver(t, (_req, res) => void res.writeHead(500).end());
-  const { d } = dispatcher(t, { maxQueue: 2, retrySchedule: [5_000] });
+  const { d, timers } = dispatcher(t, { maxQueue: 2, retrySchedule: [5_000] });
   d.enqueue(target(rx.url), event());
   d.enqueue(target(rx.url), event());
-  await waitFor('both waiting to retry', () => d.stats().scheduledRetries === 2);
+  await d.idle();
+  assert.deepEqual(timers.pending, [5_000, 5_000], 'both waiting to retry');
   d.enqueue(target(rx.url), event());
   assert.equal(d.deliveries('wh_001')[0]!.error, 'queue full');
   assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 2 });
-});
-
-test('history is bounded per webhook, newest first', async (t) => {
-  const rx = await receiver(t);
-  const { d } = dispatcher(t, { historyPerWebhook: 3 });
-  const events = Array.from({ length: 5 }, () => event());
-  for (const e of events) d.enqueue(target(rx.url), e);
-  d.enqueue(target(rx.url, 'wh_other'), event());
-  await waitFor('delivered', () => idle(d) && rx.requests.length === 6);
-  assert.deepEqual(
-    d.deliveries('wh_001').map((r) => r.eventId),
-    [events[4]!.id, events[3]!.id, events[2]!.id],
-  );
-  assert.equal(d.deliveries('wh_other').length, 1);
-  assert.deepEqual(d.deliveries('wh_unknown'), []);
-  // Callers get copies.
-  d.deliveries('wh_001')[0]!.status = 'failed';
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
-});
-
-test('redeliver sends the same event again with the same webhook-id, as a new delivery', async (t) => {
-  const rx = await receiver(t);
-  const { d } = dispatcher(t);
-  const evt = event();
-  d.enqueue(target(rx.url), evt);
-  await waitFor('first delivery', () => idle(d));
-  const original = d.deliveries('wh_001')[0]!;
-
-  const again = d.redeliver('wh_001', original.id);
-  assert.ok(again);
-  assert.notEqual(again.id, original.id);
-  assert.deepEqual([again.status, again.attempt, again.eventId, again.eventType], ['pending', 1, evt.id, evt.type]);
-  await waitFor('redelivery', () => idle(d) && rx.requests.length === 2);
-  assert.equal(rx.requests[1]!.headers['webhook-id'], evt.id);
-  assert.equal(rx.requests[1]!.body, rx.requests[0]!.body);
-  assert.deepEqual(
-    d.deliveries('wh_001').map((r) => [r.id, r.status]),
-    [
-      [again.id, 'succeeded'],
-      [original.id, 'succeeded'],
-    ],
-  );
-
-  assert.equal(d.redeliver('wh_001', 'dlv_nope'), undefined);
-  assert.equal(d.redeliver('wh_other', original.id), undefined, "another webhook's delivery");
 });
 
 test('Retry-After asking for longer than the step is honoured', async (t) => {
@@ -144,11 +104,16 @@ test('Retry-After asking for longer than the step is honoured', async (t) => {
     t,
     (_req, res, n) => void (n === 1 ? res.writeHead(503, { 'retry-after': '1' }).end() : res.end('ok')),
   );
-  const { d } = dispatcher(t, { retrySchedule: [50, 2_000] });
+  const { d, timers } = dispatcher(t, { retrySchedule: [50, 2_000] });
   d.enqueue(target(rx.url), event());
-  await waitFor('retry', () => idle(d) && rx.requests.length === 2, 4_000);
-  const gap = rx.requests[1]!.at - rx.requests[0]!.at;
-  assert.ok(gap >= 950 && gap < 3_000, `retry came ${gap} ms later`);
+  await d.idle();
+  assert.deepEqual(timers.pending, [1_000]);
+  timers.advance(999);
+  await d.idle();
+  assert.equal(rx.requests.length, 1, 'not at the scheduled step');
+  timers.advance(1);
+  await d.idle();
+  assert.equal(rx.requests.length, 2);
   const [first] = chronological(d.deliveries('wh_001'));
   const planned = Date.parse(first!.nextAttemptAt!) - Date.parse(first!.completedAt!);
   assert.equal(planned, 1_000, 'nextAttemptAt is Retry-After after the failure');
@@ -158,17 +123,22 @@ test('retries stop when the webhook is no longer active', async (t) => {
   const rx = await receiver(t, (_req, res) => void res.writeHead(500).end());
   let active = true;
   const checked: string[] = [];
-  const { d } = dispatcher(t, {
+  const { d, timers } = dispatcher(t, {
     isActive: async (id) => {
       checked.push(id);
       return active;
     },
   });
   d.enqueue(target(rx.url), event());
-  await waitFor('first retry', () => rx.requests.length === 2);
+  await d.idle();
+  timers.advance(50);
+  await d.idle();
+  assert.equal(rx.requests.length, 2);
   active = false;
-  await waitFor('stopped', () => idle(d) && d.stats().scheduledRetries === 0 && checked.length === 2);
-  await sleep(150);
+  timers.advance(100);
+  await d.idle();
+  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
+  assert.deepEqual(timers.pending, []);
   assert.equal(rx.requests.length, 2);
   assert.deepEqual(checked, ['wh_001', 'wh_001']);
   assert.equal(d.deliveries('wh_001')[0]!.nextAttemptAt, null);
@@ -176,25 +146,31 @@ test('retries stop when the webhook is no longer active', async (t) => {
 
 test('forget drops the history and pending retries of a deleted webhook', async (t) => {
   const rx = await receiver(t, (_req, res) => void res.writeHead(500).end());
-  const { d } = dispatcher(t, { retrySchedule: [100] });
+  const { d, timers } = dispatcher(t, { retrySchedule: [100] });
   d.enqueue(target(rx.url), event());
-  await waitFor('retry scheduled', () => d.stats().scheduledRetries === 1);
+  await d.idle();
+  assert.deepEqual(timers.pending, [100]);
   d.forget('wh_001');
   assert.deepEqual(d.deliveries('wh_001'), []);
   assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
-  await sleep(200);
+  assert.deepEqual(timers.pending, [], 'the retry timer is cleared');
+  timers.advance(100);
+  await d.idle();
   assert.equal(rx.requests.length, 1);
 });
 
 test('the body is serialized once per event, whatever the number of webhooks and attempts', async (t) => {
   const rx = await receiver(t, (_req, res, n) => void res.writeHead(n <= 2 ? 500 : 200).end());
-  const { d } = dispatcher(t);
+  const { d, timers } = dispatcher(t);
   let serialized = 0;
   const data = { toJSON: () => (serialized++, { id: 'task_1' }) };
   const evt = event({ data });
   d.enqueue(target(rx.url, 'wh_a'), evt);
   d.enqueue(target(rx.url, 'wh_b'), evt);
-  await waitFor('delivered', () => idle(d, 'wh_a') && idle(d, 'wh_b') && rx.requests.length === 4);
+  await d.idle();
+  timers.advance(50);
+  await d.idle();
+  assert.equal(rx.requests.length, 4);
   assert.equal(serialized, 1);
 });
 
@@ -204,7 +180,7 @@ test('enqueue never throws at the caller; a delivery that cannot be signed or se
   const circular: Record<string, unknown> = {};
   circular.self = circular;
   assert.doesNotThrow(() => d.enqueue(target('http://127.0.0.1:1/'), event({ data: circular })));
-  await waitFor('both settled', () => idle(d));
+  await d.idle();
   for (const webhookId of ['wh_bad', 'wh_001']) {
     const [record] = d.deliveries(webhookId);
     assert.equal(record?.status, 'failed', webhookId);
@@ -227,4 +203,39 @@ test('options that cannot work are refused at construction', () => {
   ]) {
     assert.throws(() => new WebhookDispatcher({ ...base, ...bad }), /WebhookDispatcher: /, JSON.stringify(bad));
   }
+});
+
+test('a receiver that hangs does not hold up the API: the write has answered while the delivery is still open', async (t) => {
+  const { api } = await appWithReceivers(t, { timeoutMs: 5_000 });
+  const r = await receiver(t, () => new Promise<void>(() => {})); // never answers
+  await subscribe(api, r.url, ['task.created']);
+  const created: number[] = [];
+  for (let i = 0; i < 20; i++)
+    created.push((await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` })).status);
+  assert.deepEqual(new Set(created), new Set([201]));
+  await r.arrived(16);
+  assert.equal(r.concurrent, 16, 'outbound requests bounded by the concurrency limit');
+  assert.equal((await api.get('/api/tasks?projectId=proj_001')).body.count, 23);
+});
+
+test('an observer that throws is logged and changes nothing: the delivery and its retry go on', async (t) => {
+  const rx = await receiver(t, (_req, res, n) => void res.writeHead(n === 1 ? 500 : 204).end());
+  const seen: string[] = [];
+  const observer = {
+    settled(record: { status: string }) {
+      seen.push(record.status);
+      throw new Error('observer broke');
+    },
+  };
+  const { d, log, timers } = dispatcher(t, { observer });
+  d.enqueue(target(rx.url), event());
+  await d.idle();
+  timers.advance(50);
+  await d.idle();
+  assert.deepEqual(seen, ['failed', 'succeeded']);
+  assert.deepEqual(
+    chronological(d.deliveries('wh_001')).map((r) => r.status),
+    ['failed', 'succeeded'],
+  );
+  assert.equal(log.lines.filter((l) => l.level === 'error' && /observer failed/.test(l.msg ?? '')).length, 2);
 });

@@ -9,6 +9,7 @@ import {
   RefusedAddressError,
   type RefusedKind,
 } from '../../src/webhooks/url-guard.ts';
+import { deliveringApp } from './helpers.ts';
 
 // Classifier only: nothing here connects anywhere.
 const TABLE: [string, RefusedKind | null][] = [
@@ -152,4 +153,23 @@ test('reserved names (RFC 2606/6761) are refused before any connection, for good
   assert.equal(precheck('https://hooks.example.community/hook'), null);
   assert.equal(precheck('https://myexample.com/hook'), null);
   assert.equal(precheck('ftp://example.org/x')?.error, 'invalid url: ftp: is not http or https');
+});
+
+test('the seeded webhooks, on reserved hosts, fail locally and for good: no connection, no DNS query, no retry', async (t) => {
+  const lookups: string[] = [];
+  const lookup: LookupFunction = (hostname, _options, callback) => {
+    lookups.push(hostname);
+    callback(new Error('no DNS in this test'), '', 4);
+  };
+  const { api, timers, watched } = await deliveringApp(t, { lookup });
+  await api.post('/api/tasks', { projectId: 'proj_001', title: 'Seeded hooks' });
+  await watched.until(2); // wh_001 (task.*) and wh_003 (*)
+  const log = (await api.get('/api/webhooks/wh_001/deliveries')).body.data;
+  assert.equal(log.length, 1);
+  assert.equal(log[0].status, 'failed');
+  assert.equal(log[0].eventType, 'task.created');
+  assert.match(log[0].error, /ENOTFOUND hooks\.example\.com \(a reserved name: never resolves; not retried\)/);
+  assert.equal(log[0].nextAttemptAt, null, 'a name that can never resolve is not retried');
+  assert.deepEqual(timers.pending, []);
+  assert.deepEqual(lookups, []);
 });
