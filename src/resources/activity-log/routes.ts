@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { contextOf } from '../../http/context.ts';
 import { sendRecord } from '../../http/etag.ts';
+import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
 import { ActivityCreate, ActivityEntry, ActivityList, ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
@@ -8,7 +8,7 @@ import type { ActivityLogService } from './service.ts';
 const tags = ['Activity log'];
 
 /** No PUT, PATCH or DELETE: entries never change (those methods answer 405). */
-export function activityRoutes(app: FastifyInstance, service: ActivityLogService): void {
+export function activityRoutes(app: TypedApp, service: ActivityLogService): void {
   app.get('/api/activity-log', {
     schema: {
       operationId: 'listActivity',
@@ -18,7 +18,7 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       response: { 200: ActivityList, ...errorResponses(400) },
     },
     handler: async (request) => {
-      const { items, total } = await service.query(request.query as ActivityQuery);
+      const { items, total } = await service.query(request.query);
       return { data: items, count: items.length, total };
     },
   });
@@ -32,7 +32,7 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       headers: IfNoneMatchHeaders,
       response: { 200: One(ActivityEntry), 304: NotModified, ...errorResponses(404) },
     },
-    handler: async (request, reply) => sendRecord(request, reply, await service.get((request.params as IdParams).id)),
+    handler: async (request, reply) => sendRecord(request, reply, await service.get(request.params.id)),
   });
 
   app.post('/api/activity-log', {
@@ -44,7 +44,7 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       response: { 201: One(ActivityEntry), ...errorResponses(400, 413, 415) },
     },
     handler: async (request, reply) => {
-      return sendRecord(request, reply, await service.append(request.body as ActivityCreate, contextOf(request)), 201);
+      return sendRecord(request, reply, await service.append(request.body, contextOf(request)), 201);
     },
   });
 }

@@ -1,0 +1,58 @@
+import type { TSchema } from 'typebox';
+import type { ServiceDeps } from '../core/resource-service.ts';
+import type { KindNames } from '../core/names.ts';
+import { registerCrudRoutes, type CrudRoutes, type CrudService } from '../http/crud.ts';
+import type { TypedApp } from '../http/typed.ts';
+import type { Services } from './index.ts';
+
+/** A record schema the OpenAPI document names (`#/components/schemas/<name>`), with sample records in its shape. */
+export interface Component {
+  readonly name: string;
+  readonly schema: TSchema;
+  readonly samples: readonly object[];
+}
+
+/**
+ * One resource as the app and its document see it. Adding a resource is adding a folder with its schema, its
+ * service and one of these, and naming it in `resources/index.ts`.
+ */
+export interface Resource {
+  /** The OpenAPI tag of its operations, with the description the docs page shows. */
+  readonly tag: { readonly name: string; readonly description: string };
+  /**
+   * Its collection for the document's examples: the path (`/api/tasks`), the name a record has in messages,
+   * and sample records as the collection lists them (ids for paths, fields for request bodies).
+   */
+  readonly collection?: { readonly path: string; readonly label: string; readonly samples: readonly { id: string }[] };
+  /** The record schemas it names in the document. */
+  readonly components?: readonly Component[];
+  /** Registers its routes, each calling its service. */
+  routes(app: TypedApp, services: Services, deps: ServiceDeps): void;
+}
+
+/** A resource served by the standard routes (`http/crud.ts`), and any routes of its own. */
+export interface CrudResource extends Omit<CrudRoutes, 'names'> {
+  readonly names: KindNames;
+  /** The tag's description on the docs page. */
+  readonly description: string;
+  /** Sample records in the collection's shape; they also illustrate the record's component. */
+  readonly samples: readonly { id: string }[];
+  /** More components than the record's own (`Team` has `TeamSummary`). */
+  readonly components?: readonly Component[];
+  readonly service: (services: Services) => CrudService;
+  /** Routes beyond the standard ones. */
+  readonly more?: (app: TypedApp, services: Services, deps: ServiceDeps) => void;
+}
+
+export function crudResource(r: CrudResource): Resource {
+  const { names } = r;
+  return {
+    tag: { name: names.tag, description: r.description },
+    collection: { path: names.path, label: names.label, samples: r.samples },
+    components: [{ name: names.component, schema: r.record, samples: r.samples }, ...(r.components ?? [])],
+    routes(app, services, deps) {
+      registerCrudRoutes(app, r, r.service(services));
+      r.more?.(app, services, deps);
+    },
+  };
+}
