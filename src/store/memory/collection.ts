@@ -152,7 +152,7 @@ const EMPTY: ReadonlySet<string> = new Set();
 
 /**
  * Null is not indexed: no list asks for it (an unassigned task, a project without a team), and its bucket would
- * hold a large share of the records (a million entries for a million unassigned tasks). A condition on null is
+ * hold a large share of the records (every unassigned task). A condition on null is
  * checked on the candidates of the other conditions, or by a scan.
  */
 function indexable(value: unknown): boolean {
