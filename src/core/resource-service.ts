@@ -70,7 +70,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
         id: this.deps.ids(this.def.idPrefix),
         ...fields,
         createdAt: now,
-        ...(this.def.updatedAt ? { updatedAt: now } : {}),
+        ...(this.def.updatedAt !== false ? { updatedAt: now } : {}),
       } as unknown as T;
       await this.assertValid(record, tx);
       await this.collectionIn(tx).insert(record);
@@ -108,7 +108,7 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
       let record = next(previous, iso(this.deps.clock.now()));
       const changed = changedFields(previous, record);
       if (changed.length > 0) await this.assertValid(record, tx, previous);
-      if (this.def.updatedAt) {
+      if (this.def.updatedAt !== false) {
         record = { ...record, updatedAt: nextTimestamp(this.deps.clock, previous.updatedAt!) };
       }
       await collection.replace(record);

@@ -16,8 +16,8 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
   /** Its kind: `resourceType`, the label in messages, the store's collection (`names.storeKey`). */
   readonly names: KindNames<ResourceType>;
   readonly idPrefix: string;
-  /** Whether records carry `updatedAt` (set at create, refreshed by every update). */
-  readonly updatedAt: boolean;
+  /** Whether records carry `updatedAt`, set at create and refreshed by every update (default: they do). */
+  readonly updatedAt?: boolean;
   /** The create body schema; its defaults are applied to every create, whoever calls the service. */
   readonly createSchema: TObject;
   /** A new record from a create body with its defaults filled; `id`, `createdAt` and `updatedAt` are the caller's. */

@@ -9,7 +9,6 @@ const names = kindNames('comment');
 export const commentRules: ResourceDef<Comment, CommentCreate, CommentPatch> = {
   names,
   idPrefix: 'cmt',
-  updatedAt: true,
   createSchema: CommentCreate,
   build: (input) => ({
     targetType: input.targetType,
@@ -28,14 +27,8 @@ export const commentRules: ResourceDef<Comment, CommentCreate, CommentPatch> = {
   ),
 };
 
-export const comments = crudResource({
-  names,
+export const comments = crudResource(commentRules, {
   description: 'Comments on a task or a project; only `body` can change.',
   samples: seed.comments,
-  record: Comment,
-  query: CommentQuery,
-  create: { body: CommentCreate },
-  update: { method: 'PATCH', body: CommentPatch },
-  remove: true,
-  service: (s) => s.comments,
+  schemas: { record: Comment, query: CommentQuery, update: CommentPatch },
 });

@@ -16,7 +16,6 @@ const stampReached = (milestone: Milestone, now: string): Milestone =>
 export const milestoneRules: ResourceDef<Milestone, MilestoneCreate, MilestonePatch> = {
   names,
   idPrefix: 'ms',
-  updatedAt: true,
   createSchema: MilestoneCreate,
   build: (input, now) => ({
     projectId: input.projectId,
@@ -30,14 +29,8 @@ export const milestoneRules: ResourceDef<Milestone, MilestoneCreate, MilestonePa
   check: reference('projectId', 'project', (tx, id) => tx.projects.get(id)),
 };
 
-export const milestones = crudResource({
-  names,
+export const milestones = crudResource(milestoneRules, {
   description: 'Milestones of a project; `reachedAt` is set when one first becomes `reached`.',
   samples: seed.milestones,
-  record: Milestone,
-  query: MilestoneQuery,
-  create: { body: MilestoneCreate },
-  update: { method: 'PATCH', body: MilestonePatch },
-  remove: true,
-  service: (s) => s.milestones,
+  schemas: { record: Milestone, query: MilestoneQuery, update: MilestonePatch },
 });

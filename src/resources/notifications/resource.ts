@@ -34,14 +34,9 @@ const SAMPLE: Notification = {
 };
 
 /** No update: a notification only changes by being marked read. */
-export const notifications = crudResource({
-  names,
+export const notifications = crudResource(notificationRules, {
   description: 'Per-user notifications the service creates as things change.',
   samples: [SAMPLE],
-  record: Notification,
-  query: NotificationQuery,
-  create: { body: NotificationCreate },
-  remove: true,
-  service: (s) => s.notifications,
+  schemas: { record: Notification, query: NotificationQuery },
   more: (app, s) => markRoutes(app, s.notifications, names),
 });

@@ -10,7 +10,7 @@ const names = kindNames('project');
 export const projectRules: ResourceDef<Project, ProjectInput, ProjectInput> = {
   names,
   idPrefix: 'proj',
-  updatedAt: true,
+  // Updated by PUT, a full replacement: omitted fields take their defaults, `id` and `createdAt` are kept.
   apply: 'replace',
   createSchema: ProjectInput,
   build: (input) => ({
@@ -23,16 +23,9 @@ export const projectRules: ResourceDef<Project, ProjectInput, ProjectInput> = {
   cascade: (project, tx) => deleteProjectDependents(tx, project.id),
 };
 
-export const projects = crudResource({
-  names,
+export const projects = crudResource(projectRules, {
   description:
     'Projects, optionally owned by a team. `PUT` replaces; delete cascades to tasks, milestones and comments.',
   samples: seed.projects,
-  record: Project,
-  query: ProjectQuery,
-  create: { body: ProjectInput },
-  // PUT is a full replacement: omitted fields take their defaults, `id` and `createdAt` are kept.
-  update: { method: 'PUT', body: ProjectInput },
-  remove: true,
-  service: (s) => s.projects,
+  schemas: { record: Project, query: ProjectQuery, update: ProjectInput },
 });

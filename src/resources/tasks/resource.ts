@@ -10,7 +10,6 @@ const names = kindNames('task');
 export const taskRules: ResourceDef<Task, TaskCreate, TaskPatch> = {
   names,
   idPrefix: 'task',
-  updatedAt: true,
   createSchema: TaskCreate,
   build: (input) => ({
     projectId: input.projectId,
@@ -25,14 +24,8 @@ export const taskRules: ResourceDef<Task, TaskCreate, TaskPatch> = {
   cascade: (task, tx) => deleteTaskDependents(tx, task.id),
 };
 
-export const tasks = crudResource({
-  names,
+export const tasks = crudResource(taskRules, {
   description: 'Tasks of a project, with status, priority and an optional assignee.',
   samples: seed.tasks,
-  record: Task,
-  query: TaskQuery,
-  create: { body: TaskCreate },
-  update: { method: 'PATCH', body: TaskPatch },
-  remove: true,
-  service: (s) => s.tasks,
+  schemas: { record: Task, query: TaskQuery, update: TaskPatch },
 });

@@ -11,7 +11,6 @@ const names = kindNames('team');
 export const teamRules: ResourceDef<Team, TeamCreate, TeamPatch> = {
   names,
   idPrefix: 'team',
-  updatedAt: true,
   createSchema: TeamCreate,
   build: (input) => ({ name: input.name, description: input.description!, members: input.members! }),
   apply: 'merge',
@@ -44,15 +43,10 @@ export const summarize = (team: Team): TeamSummary => ({
   updatedAt: team.updatedAt,
 });
 
-export const teams = crudResource({
-  names,
+export const teams = crudResource(teamRules, {
   description: 'Teams and their members (`{ username, role }`); the list gives `memberCount` instead of `members`.',
   samples: seed.teams,
+  schemas: { record: Team, update: TeamPatch },
   components: [{ name: 'TeamSummary', schema: TeamSummary, samples: seed.teams.map(summarize) }],
-  record: Team,
   listItem: { schema: TeamSummary, from: summarize },
-  create: { body: TeamCreate },
-  update: { method: 'PATCH', body: TeamPatch },
-  remove: true,
-  service: (s) => s.teams,
 });

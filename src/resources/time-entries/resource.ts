@@ -9,7 +9,6 @@ const names = kindNames('time entry');
 export const timeEntryRules: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPatch> = {
   names,
   idPrefix: 'te',
-  updatedAt: true,
   createSchema: TimeEntryCreate,
   build: (input, now) => ({
     taskId: input.taskId,
@@ -22,14 +21,8 @@ export const timeEntryRules: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPa
   check: reference('taskId', 'task', (tx, id) => tx.tasks.get(id)),
 };
 
-export const timeEntries = crudResource({
-  names,
+export const timeEntries = crudResource(timeEntryRules, {
   description: 'Hours logged against a task.',
   samples: seed.timeEntries,
-  record: TimeEntry,
-  query: TimeEntryQuery,
-  create: { body: TimeEntryCreate },
-  update: { method: 'PATCH', body: TimeEntryPatch },
-  remove: true,
-  service: (s) => s.timeEntries,
+  schemas: { record: TimeEntry, query: TimeEntryQuery, update: TimeEntryPatch },
 });

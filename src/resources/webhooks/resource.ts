@@ -60,7 +60,6 @@ export function publicView(record: WebhookRecord): Webhook {
 export const webhookRules: ResourceDef<WebhookRecord, WebhookCreate, WebhookPatch, Webhook> = {
   names,
   idPrefix: 'wh',
-  updatedAt: true,
   createSchema: WebhookCreate,
   build: (input) => ({
     url: input.url,
@@ -75,11 +74,11 @@ export const webhookRules: ResourceDef<WebhookRecord, WebhookCreate, WebhookPatc
   apply: (previous, input) => merge(previous, input.events ? { ...input, events: checkEvents(input.events) } : input),
 };
 
-export const webhooks = crudResource({
-  names,
+export const webhooks = crudResource(webhookRules, {
   description:
     'Subscriptions to domain events, delivered signed (Standard Webhooks); the `secret` is shown once, on create.',
   samples: seed.webhooks,
+  schemas: { record: Webhook, query: WebhookQuery, update: WebhookPatch },
   components: [
     {
       name: 'WebhookWithSecret',
@@ -87,12 +86,7 @@ export const webhooks = crudResource({
       samples: seed.webhooks.map((w) => ({ ...w, secret: 'whsec_AbCdEf123456' })),
     },
   ],
-  record: Webhook,
-  query: WebhookQuery,
-  // The only response with the secret.
-  create: { body: WebhookCreate, response: WebhookWithSecret },
-  update: { method: 'PATCH', body: WebhookPatch },
-  remove: true,
-  service: (s) => s.webhooks,
+  // The only answer with the secret.
+  createResponse: WebhookWithSecret,
   more: (app, s) => deliveryRoutes(app, s.deliveries, names),
 });
