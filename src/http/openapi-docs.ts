@@ -1,71 +1,12 @@
-import type { TObject, TSchema } from 'typebox';
+import type { TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
 import { resources } from '../resources/index.ts';
+import { apiDocs, ref } from './api-docs.ts';
 
-/** The document's tags, in the order the docs page lists them. */
-export const TAGS = resources.map((r) => r.tag);
-
-/** Sample records per collection path (as the collection lists them) and the name its errors give a record. */
-const COLLECTIONS = new Map(resources.flatMap((r) => (r.collection ? [[r.collection.path, r.collection]] : [])));
-
-/**
- * The records the responses carry, as named components (`#/components/schemas/Task`), so that a client
- * generated from the document gets one type per record. Each with its sample records, in its shape.
- */
-const RECORDS = resources.flatMap((r) => r.components ?? []);
-const BY_SCHEMA = new Map(RECORDS.map((r) => [r.schema, r]));
-
-/** The shared schemas the document names: the error body and the records. */
-export const components = (): TSchema[] => [
-  { ...ErrorResponse, $id: 'ErrorResponse' },
-  ...RECORDS.map((r) => ({ ...r.schema, $id: r.name })),
-];
-
-/**
- * The samples of the collection a path belongs to (`/api/tasks/:id` → the seeded tasks): an id for the path
- * parameter and delete answers, the 404 message for an unknown id, and a request body made of a sample
- * record's fields (at most `max` of them: a PATCH example shows a partial change).
- */
-export function sampleFor(url: string) {
-  const collection = COLLECTIONS.get(url.split('/').slice(0, 3).join('/'));
-  const first = collection?.samples[0] as Record<string, unknown> | undefined;
-  if (!collection || !first) return undefined;
-  const id = first.id as string;
-  return {
-    id,
-    notFound: `${collection.label} '${id.replace(/_.*/, '_999')}' was not found`,
-    body(schema: TSchema, max: number): object | undefined {
-      const keys = Object.keys((schema as TObject).properties ?? {}).filter((k) => k in first);
-      if (keys.length === 0) return undefined;
-      return Object.fromEntries(keys.slice(0, max).map((k) => [k, first[k]]));
-    },
-  };
-}
-
-/**
- * A response schema as the document shows it, with its example: `{ data: record }` or `{ data: [records],
- * count }` whose record is a named component gets a reference to it, and sample records as its example.
- */
-export function namedRecords(schema: TSchema): { schema: TSchema; example?: unknown } {
-  const props = (schema as TObject).properties;
-  const data = props?.data as (TSchema & { items?: TSchema }) | undefined;
-  const one = data && BY_SCHEMA.get(data);
-  if (one)
-    return {
-      schema: { ...schema, properties: { ...props, data: ref(one.name) } } as TSchema,
-      example: { data: one.samples[0] },
-    };
-  const many = data?.items && BY_SCHEMA.get(data.items);
-  if (!many) return { schema };
-  const list = many.samples.slice(0, 2);
-  return {
-    schema: { ...schema, properties: { ...props, data: { ...data, items: ref(many.name) } } } as TSchema,
-    example: { data: list, count: list.length, ...(props.total ? { total: list.length } : {}) },
-  };
-}
-
-/** A reference to a shared schema, which @fastify/swagger turns into `#/components/schemas/<name>`. */
-const ref = (name: string) => ({ $ref: `${name}#` });
+// The HTTP layer's one reference to the resources, until registerOpenApi receives them from buildApp.
+const docs = apiDocs(resources);
+export const TAGS = docs.tags;
+export const { components, sampleFor, namedRecords } = docs;
 
 /**
  * The responses of a route with the errors any route can give added: a body can always be malformed (400),

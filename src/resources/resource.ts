@@ -1,31 +1,16 @@
-import type { TObject, TSchema } from 'typebox';
+import type { TObject } from 'typebox';
 import type { ServiceDeps } from '../core/resource-service.ts';
 import type { KindNames } from '../core/names.ts';
+import type { Component, ResourceDocs } from '../http/api-docs.ts';
 import { registerCrudRoutes, type CrudRoutes, type CrudService } from '../http/crud.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { Services } from './index.ts';
-
-/** A record schema the OpenAPI document names (`#/components/schemas/<name>`), with sample records in its shape. */
-export interface Component {
-  readonly name: string;
-  readonly schema: TSchema;
-  readonly samples: readonly object[];
-}
 
 /**
  * One resource as the app and its document see it. Adding a resource is adding a folder with its schema, its
  * service and one of these, and naming it in `resources/index.ts`.
  */
-export interface Resource {
-  /** The OpenAPI tag of its operations, with the description the docs page shows. */
-  readonly tag: { readonly name: string; readonly description: string };
-  /**
-   * Its collection for the document's examples: the path (`/api/tasks`), the name a record has in messages,
-   * and sample records as the collection lists them (ids for paths, fields for request bodies).
-   */
-  readonly collection?: { readonly path: string; readonly label: string; readonly samples: readonly { id: string }[] };
-  /** The record schemas it names in the document. */
-  readonly components?: readonly Component[];
+export interface Resource extends ResourceDocs {
   /** Registers its routes, each calling its service. */
   routes(app: TypedApp, services: Services, deps: ServiceDeps): void;
 }
