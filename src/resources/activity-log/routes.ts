@@ -5,11 +5,16 @@ import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '
 import { ActivityCreate, ActivityEntry, ActivityList, ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
 
-const tags = ['Activity log'];
+/** Where the log is served and its OpenAPI tag. */
+export interface LogNames {
+  readonly path: string;
+  readonly tag: string;
+}
 
 /** No PUT, PATCH or DELETE: entries never change (those methods answer 405). */
-export function activityRoutes(app: TypedApp, service: ActivityLogService): void {
-  app.get('/api/activity-log', {
+export function activityRoutes(app: TypedApp, service: ActivityLogService, { path, tag }: LogNames): void {
+  const tags = [tag];
+  app.get(path, {
     schema: {
       operationId: 'listActivity',
       tags,
@@ -23,7 +28,7 @@ export function activityRoutes(app: TypedApp, service: ActivityLogService): void
     },
   });
 
-  app.get('/api/activity-log/:id', {
+  app.get(`${path}/:id`, {
     schema: {
       operationId: 'getActivity',
       tags,
@@ -35,7 +40,7 @@ export function activityRoutes(app: TypedApp, service: ActivityLogService): void
     handler: async (request, reply) => sendRecord(request, reply, await service.get(request.params.id)),
   });
 
-  app.post('/api/activity-log', {
+  app.post(path, {
     schema: {
       operationId: 'createActivity',
       tags,

@@ -5,11 +5,11 @@ import { Timestamp } from '../../schemas/common.ts';
 
 export const Health = Type.Object({ status: Type.Literal('ok'), timestamp: Timestamp });
 
-export function healthRoutes(app: TypedApp, clock: Clock): void {
+export function healthRoutes(app: TypedApp, clock: Clock, tag: string): void {
   app.get('/api/health', {
     schema: {
       operationId: 'getHealth',
-      tags: ['Health'],
+      tags: [tag],
       summary: 'Liveness check',
       response: { 200: Health },
     },
