@@ -1,9 +1,9 @@
 /**
  * `npm run bench:scale`: the service at a million tasks. Loads 1,000 projects and 1,000,000 tasks through the
- * services (`app.services.*`, so every create publishes its event and writes its activity entry: about
- * 1,000,000 activity entries too), then times single operations through `app.inject` (the full HTTP stack
- * but the socket) and reports memory per task. Measured twice with the same k = 1,000 matches for the
- * filtered list: at 100,000 tasks (projects 1–100 full) and at 1,000,000 (all 1,000 full).
+ * services (built on the app's store and event bus, so every create publishes its event and writes its
+ * activity entry: about 1,000,000 activity entries too), then times single operations through `app.inject`
+ * (the full HTTP stack but the socket) and reports memory per task. Measured twice with the same k = 1,000
+ * matches for the filtered list: at 100,000 tasks (projects 1–100 full) and at 1,000,000 (all 1,000 full).
  *
  *   npm run bench:scale                         (a few minutes; --tasks 200000 for a quicker look)
  *   npm run bench:scale -- --dist dist-before    (an earlier build, for a before/after)
@@ -24,9 +24,14 @@ const { values: a } = parseArgs({
     dist: { type: 'string' },
   },
 });
-const { buildApp } = (await import(
-  a.dist ? pathToFileURL(resolve(a.dist, 'app.js')).href : '../src/app.ts'
-)) as typeof import('../src/app.ts');
+/** A module of the service: from src/, or from the build in `--dist`. */
+const moduleOf = (path: string) => (a.dist ? pathToFileURL(resolve(a.dist, `${path}.js`)).href : `../src/${path}.ts`);
+const { buildApp } = (await import(moduleOf('app'))) as typeof import('../src/app.ts');
+const { createServices } = (await import(moduleOf('resources/index'))) as typeof import('../src/resources/index.ts');
+const { MemoryStore } = (await import(moduleOf('store/memory/store'))) as typeof import('../src/store/memory/store.ts');
+const { EventBus } = (await import(moduleOf('events/bus'))) as typeof import('../src/events/bus.ts');
+const runtime = (await import(moduleOf('core/runtime'))) as typeof import('../src/core/runtime.ts');
+const { default: pino } = await import('pino');
 const TOTAL = Number(a.tasks);
 const K = Number(a.k);
 const PROJECTS = Math.ceil(TOTAL / K);
@@ -36,15 +41,21 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // Webhook delivery is not what is measured here: the seeded webhooks are switched off (through the service) so
 // that a million creates do not attempt a million deliveries to unresolvable hosts.
-const app = await buildApp({ config: { logLevel: 'silent' } });
-for (const id of ['wh_001', 'wh_002', 'wh_003']) await app.services.webhooks.update(id, { active: false });
+// The services the app serves, on its store and event bus: what they write is what the app's routes read.
+const store = new MemoryStore();
+const events = new EventBus(pino({ level: 'silent' }));
+const app = await buildApp({ store, events, config: { logLevel: 'silent' } });
+const noDeliveries = { enqueue: () => undefined, deliveries: () => [], redeliver: () => undefined };
+const services = createServices({ store, events, clock: runtime.systemClock, ids: runtime.randomIds }, noDeliveries);
+await app.ready();
+for (const id of ['wh_001', 'wh_002', 'wh_003']) await services.webhooks.update(id, { active: false });
 const before = memory();
 log(`empty service: heap ${mb(before.heapUsed)} MB, RSS ${mb(before.rss)} MB`);
 
 const projectIds: string[] = [];
 const t0 = performance.now();
 for (let p = 0; p < PROJECTS; p++) {
-  const project = await app.services.projects.create({ name: `Scale project ${p}`, teamId: 'team_001' } as never);
+  const project = await services.projects.create({ name: `Scale project ${p}`, teamId: 'team_001' } as never);
   projectIds.push(project.id);
 }
 log(`${PROJECTS} projects in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -55,7 +66,7 @@ async function load(from: number, to: number): Promise<void> {
   for (let i = 0; i < K; i++) {
     for (let p = from; p < to; p++) {
       // Parsed from JSON, as a request body is: its strings are new (and flat), as they are in a request.
-      await app.services.tasks.create(
+      await services.tasks.create(
         JSON.parse(`{"projectId":"${projectIds[p]!}","title":"Task ${i} of project ${p}"}`) as never,
       );
     }
@@ -73,11 +84,11 @@ const inject = async (method: 'GET' | 'POST', url: string, payload?: object) => 
 };
 
 async function measureAt(label: string): Promise<Record<string, unknown>> {
-  const tasks = await app.store.tasks.count();
-  const entries = await app.store.activity.count();
+  const tasks = await store.tasks.count();
+  const entries = await store.activity.count();
   const mem = memory();
   const project = projectIds[0]!;
-  const middle = (await app.services.activity.query({ limit: Math.floor(entries / 2) })).items.at(-1)!.timestamp;
+  const middle = (await services.activity.query({ limit: Math.floor(entries / 2) })).items.at(-1)!.timestamp;
   const list = await inject('GET', `/api/tasks?projectId=${project}`);
   const { count: k, data } = JSON.parse(list.body) as { count: number; data: { id: string }[] };
   const someTask = data[k >> 1]!.id;
@@ -86,11 +97,11 @@ async function measureAt(label: string): Promise<Record<string, unknown>> {
     [`GET /api/tasks?projectId (k=${k})`]: await perOp(() => inject('GET', `/api/tasks?projectId=${project}`), {
       batch: 5,
     }),
-    [`service tasks.list (k=${k})`]: await perOp(() => app.services.tasks.list({ projectId: project } as never), {
+    [`service tasks.list (k=${k})`]: await perOp(() => services.tasks.list({ projectId: project } as never), {
       batch: 5,
     }),
     'GET /api/activity-log?limit=50': await perOp(() => inject('GET', '/api/activity-log?limit=50')),
-    'service activity.query limit=50': await perOp(() => app.services.activity.query({ limit: 50 })),
+    'service activity.query limit=50': await perOp(() => services.activity.query({ limit: 50 })),
     [`GET /api/activity-log?since=…&limit=50 (total ${(JSON.parse(since.body) as { total: number }).total})`]:
       await perOp(() => inject('GET', `/api/activity-log?since=${middle}&limit=50`)),
     'GET /api/tasks/:id': await perOp(() => inject('GET', `/api/tasks/${someTask}`), { batch: 100 }),

@@ -1,8 +1,9 @@
 import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.ts';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './core/runtime.ts';
-import { ResourceService, type ServiceDeps } from './core/resource-service.ts';
+import type { ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
@@ -14,26 +15,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { activityRoutes } from './resources/activity-log/routes.ts';
-import { ActivityLogService } from './resources/activity-log/service.ts';
-import { commentRoutes } from './resources/comments/routes.ts';
-import { commentDef, type CommentService } from './resources/comments/service.ts';
-import { healthRoutes } from './resources/health/routes.ts';
-import { milestoneRoutes } from './resources/milestones/routes.ts';
-import { milestoneDef, type MilestoneService } from './resources/milestones/service.ts';
-import { notificationRoutes } from './resources/notifications/routes.ts';
-import { NotificationService } from './resources/notifications/service.ts';
-import { projectRoutes } from './resources/projects/routes.ts';
-import { projectDef, type ProjectService } from './resources/projects/service.ts';
-import { taskRoutes } from './resources/tasks/routes.ts';
-import { taskDef, type TaskService } from './resources/tasks/service.ts';
-import { teamRoutes } from './resources/teams/routes.ts';
-import { teamDef, type TeamService } from './resources/teams/service.ts';
-import { timeEntryRoutes } from './resources/time-entries/routes.ts';
-import { timeEntryDef, type TimeEntryService } from './resources/time-entries/service.ts';
-import { deliveryRoutes } from './resources/webhooks/deliveries.ts';
-import { webhookRoutes } from './resources/webhooks/routes.ts';
-import { WebhookService } from './resources/webhooks/service.ts';
+import { createServices, resources } from './resources/index.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
@@ -55,27 +37,10 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Overrides of the webhook dispatcher's settings (tests: short schedules, an injected DNS lookup). */
   webhooks?: Partial<DispatcherOptions>;
-}
-
-export interface Services {
-  projects: ProjectService;
-  tasks: TaskService;
-  teams: TeamService;
-  comments: CommentService;
-  milestones: MilestoneService;
-  timeEntries: TimeEntryService;
-  webhooks: WebhookService;
-  activity: ActivityLogService;
-  notifications: NotificationService;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    services: Services;
-    store: Store;
-    events: EventBus;
-    webhookDispatcher: WebhookDispatcher;
-  }
+  /** The event bus the services publish to and the app's consumers subscribe to; default: a new one. */
+  events?: EventBus;
+  /** Makes the webhook dispatcher from its settings; default: `new WebhookDispatcher(options)`. */
+  makeDispatcher?: (options: DispatcherOptions) => WebhookDispatcher;
 }
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
@@ -141,20 +106,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
 
   await registerOpenApi(app);
 
-  const events = new EventBus(app.log);
+  const events = deps.events ?? new EventBus(app.log);
   const serviceDeps: ServiceDeps = { store, clock, ids, events };
-  const services: Services = {
-    projects: new ResourceService(projectDef, serviceDeps),
-    tasks: new ResourceService(taskDef, serviceDeps),
-    teams: new ResourceService(teamDef(serviceDeps), serviceDeps),
-    comments: new ResourceService(commentDef, serviceDeps),
-    milestones: new ResourceService(milestoneDef, serviceDeps),
-    timeEntries: new ResourceService(timeEntryDef, serviceDeps),
-    webhooks: new WebhookService(serviceDeps),
-    activity: new ActivityLogService(serviceDeps),
-    notifications: new NotificationService(serviceDeps),
-  };
-  const dispatcher = new WebhookDispatcher({
+  const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({
     clock,
     ids,
     log: app.log.child({ component: 'webhooks' }),
@@ -171,28 +125,16 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     isActive: async (id) => (await store.webhooks.get(id))?.active === true,
     ...deps.webhooks,
   });
+  const services = createServices(serviceDeps, dispatcher);
 
   // What the service does by itself after every change: the audit trail, the users' notifications, and
   // signed deliveries to the webhooks subscribed (queued, never awaited).
   events.subscribe('activity-log', activityConsumer(services.activity));
   events.subscribe('notifications', notificationConsumer(store, services.notifications));
   events.subscribe('webhooks', webhookConsumer(store, dispatcher, ids));
-  app.decorate('services', services);
-  app.decorate('store', store);
-  app.decorate('events', events);
-  app.decorate('webhookDispatcher', dispatcher);
 
-  healthRoutes(app, clock);
-  projectRoutes(app, services.projects);
-  taskRoutes(app, services.tasks);
-  teamRoutes(app, services.teams);
-  commentRoutes(app, services.comments);
-  milestoneRoutes(app, services.milestones);
-  timeEntryRoutes(app, services.timeEntries);
-  webhookRoutes(app, services.webhooks);
-  deliveryRoutes(app, services.webhooks, dispatcher, clock, ids);
-  activityRoutes(app, services.activity);
-  notificationRoutes(app, services.notifications);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const resource of resources) resource.routes(typed, services, serviceDeps);
 
   if (deps.seed ?? true) await seed(store);
   app.addHook('onClose', async () => {

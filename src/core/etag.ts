@@ -14,24 +14,14 @@ export function etagOf(record: object): string {
   return `"h${(hash >>> 0).toString(36)}"`;
 }
 
-function tags(header: string): string[] {
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
-}
-
-/** `If-None-Match`: weak comparison (a `W/` prefix is ignored); `*` matches any current record. */
-export function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return true;
-  return !tags(header).some((t) => t === '*' || t.replace(/^W\//, '') === etag);
-}
-
-/** Refuses a write whose `If-Match` names no current version of the record (strong comparison; `*` matches). */
-export function assertIfMatch(header: string | undefined, record: object): void {
-  if (header === undefined) return;
+/**
+ * Refuses a change based on a version that is no longer current: `expected` (from `If-Match`) must name the
+ * record's ETag exactly (strong comparison: a weak `W/` tag never matches) or be `*`. Absent: no condition.
+ */
+export function assertExpectedVersion(expected: readonly string[] | undefined, record: object): void {
+  if (expected === undefined) return;
   const etag = etagOf(record);
-  if (!tags(header).some((t) => t === '*' || t === etag)) {
+  if (!expected.some((t) => t === '*' || t === etag)) {
     throw new AppError(412, 'PRECONDITION_FAILED', `The record has changed: its current ETag is ${etag}`);
   }
 }

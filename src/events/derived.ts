@@ -37,13 +37,5 @@ export function labelOf(record: Rec): string {
   return typeof name === 'string' ? `'${name}'` : String(record.id);
 }
 
-const NOUN: Record<string, string> = {
-  project: 'project',
-  task: 'task',
-  team: 'team',
-  comment: 'comment',
-  milestone: 'milestone',
-  time_entry: 'time entry',
-  webhook: 'webhook',
-};
-export const nounOf = (event: DomainEvent) => NOUN[event.resourceType] ?? event.resourceType;
+/** What a change's record is called in a sentence: its kind in words (`time_entry` → `time entry`). */
+export const nounOf = (event: DomainEvent) => event.resourceType.replaceAll('_', ' ');

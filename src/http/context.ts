@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
-import { LIMITS } from '../schemas/common.ts';
+import type { RequestContext } from '../core/context.ts';
 import { validationError } from '../errors.ts';
-import type { RequestContext } from '../events/types.ts';
+import { LIMITS } from '../schemas/common.ts';
+import { entityTags } from './etag.ts';
 
-/** Who makes the request (`X-Actor`, a username) and on which version of the record (`If-Match`), when sent. */
+/** Who makes the request (`X-Actor`, a username) and on which versions of the record (`If-Match`), when sent. */
 export function contextOf(request: FastifyRequest): RequestContext {
-  return { actor: actorOf(request), ifMatch: request.headers['if-match'] };
+  const ifMatch = request.headers['if-match'];
+  return { actor: actorOf(request), expectedVersions: ifMatch === undefined ? undefined : entityTags(ifMatch) };
 }
 
 function actorOf(request: FastifyRequest): string | undefined {

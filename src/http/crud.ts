@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import type { TObject, TSchema } from 'typebox';
-import type { RequestContext } from '../events/types.ts';
+import type { TObject } from 'typebox';
+import type { RequestContext } from '../core/context.ts';
+import type { KindNames } from '../core/names.ts';
 import {
   Deleted,
   IdParams,
@@ -13,26 +13,30 @@ import {
 } from '../schemas/common.ts';
 import { contextOf } from './context.ts';
 import { sendRecord } from './etag.ts';
+import type { TypedApp } from './typed.ts';
 
-/** The operations a resource service offers to its routes. */
-export interface CrudService<T> {
-  list(query: object): Promise<readonly T[]>;
-  get(id: string): Promise<T>;
-  create?(input: never, ctx: RequestContext): Promise<T>;
-  update?(id: string, input: never, ctx: RequestContext): Promise<T>;
-  remove?(id: string, ctx: RequestContext): Promise<T>;
+/**
+ * The operations a resource service offers to its routes. Each takes what its route's schema has validated
+ * (the query, the create or update body), of the shape the route's spec declares.
+ */
+export interface CrudService {
+  list(query: object): Promise<Record<string, unknown>[]>;
+  get(id: string): Promise<object>;
+  create(input: object, ctx: RequestContext): Promise<object>;
+  update(id: string, input: object, ctx: RequestContext): Promise<object>;
+  remove(id: string, ctx: RequestContext): Promise<{ id: string }>;
 }
 
-export interface CrudSpec<T> {
-  /** Collection path, e.g. `/api/tasks`. */
-  readonly path: string;
-  /** OpenAPI tag and operation names: `{ one: 'Task', many: 'Tasks' }` gives `listTasks`, `getTask`, … */
-  readonly names: { readonly one: string; readonly many: string };
-  readonly service: CrudService<T>;
+/** The routes of one resource: which of the standard operations it has, and their schemas. */
+export interface CrudRoutes {
+  /** Its names: the path, the tag, the operationIds, the summaries. */
+  readonly names: KindNames;
   readonly record: TObject;
+  /** The list's filters; absent: the list takes no query. */
   readonly query?: TObject;
   /** The collection's shape of a record, when it differs from the single-record shape (team summaries). */
-  readonly listItem?: { readonly schema: TObject; readonly from: (record: T) => unknown };
+  readonly listItem?: { readonly schema: TObject; readonly from: (record: never) => Record<string, unknown> };
+  /** The create body; `response`: the answer's shape when it is not the record's. */
   readonly create?: { readonly body: TObject; readonly response?: TObject };
   /** PATCH changes what is sent; PUT replaces the record. */
   readonly update?: { readonly method: 'PATCH' | 'PUT'; readonly body: TObject };
@@ -44,99 +48,91 @@ const article = (noun: string) => (/^[AEIOU]/i.test(noun) ? 'an' : 'a');
 /**
  * Registers the standard routes of one resource: list, get, and, as the spec asks, create, update and
  * delete — with the envelopes of the interface (`{ data }`, `{ data, count }`, the delete shape),
- * its status codes, the shared error responses and OpenAPI metadata. What differs between resources
- * is only the spec passed in.
+ * its status codes, the shared error responses and OpenAPI metadata.
  */
-export function registerCrudRoutes<T extends { id: string }>(app: FastifyInstance, spec: CrudSpec<T>): void {
-  const { path, names, service } = spec;
-  const one = names.one.toLowerCase();
-  const tags = [names.many];
+export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: CrudService): void {
+  const { path, tag, noun, nouns, component, components } = spec.names;
+  const tags = [tag];
   const itemPath = `${path}/:id`;
   const listItem = spec.listItem;
+  const listResponse = { 200: Many(listItem?.schema ?? spec.record), ...errorResponses(400) };
+  const listSchema = { operationId: `list${components}`, tags, summary: `List ${nouns}`, response: listResponse };
 
-  app.get(path, {
-    schema: {
-      operationId: `list${pascal(names.many)}`,
-      tags,
-      summary: `List ${names.many.toLowerCase()}`,
-      ...(spec.query ? { querystring: spec.query } : {}),
-      response: { 200: Many(listItem?.schema ?? spec.record), ...errorResponses(400) },
-    },
-    handler: async (request) => {
+  if (spec.query) {
+    app.get(path, {
+      schema: { ...listSchema, querystring: spec.query },
       // Only a validated query filters: its schema has removed every parameter it does not declare.
-      const records = await service.list(spec.query ? (request.query as object) : {});
-      const data = listItem ? records.map(listItem.from) : records;
-      return { data, count: data.length };
-    },
-  });
+      handler: async (request) => listed(await service.list(request.query)),
+    });
+  } else {
+    app.get(path, { schema: listSchema, handler: async () => listed(await service.list({})) });
+  }
+  function listed(records: Record<string, unknown>[]) {
+    const data = listItem ? records.map((r) => listItem.from(r as never)) : records;
+    return { data, count: data.length };
+  }
 
   app.get(itemPath, {
     schema: {
-      operationId: `get${pascal(names.one)}`,
+      operationId: `get${component}`,
       tags,
-      summary: `Get ${article(one)} ${one}`,
+      summary: `Get ${article(noun)} ${noun}`,
       params: IdParams,
       headers: IfNoneMatchHeaders,
       response: { 200: One(spec.record), 304: NotModified, ...errorResponses(404) },
     },
-    handler: async (request, reply) => sendRecord(request, reply, await service.get((request.params as IdParams).id)),
+    handler: async (request, reply) => sendRecord(request, reply, await service.get(request.params.id)),
   });
 
-  if (spec.create && service.create) {
-    const create = service.create.bind(service) as (input: unknown, ctx: RequestContext) => Promise<T>;
+  if (spec.create) {
     app.post(path, {
       schema: {
-        operationId: `create${pascal(names.one)}`,
+        operationId: `create${component}`,
         tags,
-        summary: `Create ${article(one)} ${one}`,
+        summary: `Create ${article(noun)} ${noun}`,
         body: spec.create.body,
         response: { 201: One(spec.create.response ?? spec.record), ...errorResponses(400, 413, 415) },
       },
-      handler: async (request, reply) => {
-        return sendRecord(request, reply, await create(request.body, contextOf(request)), 201);
-      },
+      handler: async (request, reply) =>
+        sendRecord(request, reply, await service.create(request.body, contextOf(request)), 201),
     });
   }
 
-  if (spec.update && service.update) {
-    const update = service.update.bind(service) as (id: string, input: unknown, ctx: RequestContext) => Promise<T>;
+  if (spec.update) {
     const replace = spec.update.method === 'PUT';
     app.route({
       method: spec.update.method,
       url: itemPath,
       schema: {
-        operationId: `${replace ? 'replace' : 'update'}${pascal(names.one)}`,
+        operationId: `${replace ? 'replace' : 'update'}${component}`,
         tags,
-        summary: replace ? `Replace ${article(one)} ${one}` : `Update ${article(one)} ${one} (only the fields sent)`,
+        summary: replace
+          ? `Replace ${article(noun)} ${noun}`
+          : `Update ${article(noun)} ${noun} (only the fields sent)`,
         params: IdParams,
         headers: IfMatchHeaders,
-        body: spec.update.body as TSchema,
+        body: spec.update.body,
         response: { 200: One(spec.record), ...errorResponses(400, 404, 412, 413, 415) },
       },
       handler: async (request, reply) =>
-        sendRecord(request, reply, await update((request.params as IdParams).id, request.body, contextOf(request))),
+        sendRecord(request, reply, await service.update(request.params.id, request.body, contextOf(request))),
     });
   }
 
-  if (spec.remove && service.remove) {
-    const remove = service.remove.bind(service);
+  if (spec.remove) {
     app.delete(itemPath, {
       schema: {
-        operationId: `delete${pascal(names.one)}`,
+        operationId: `delete${component}`,
         tags,
-        summary: `Delete ${article(one)} ${one}`,
+        summary: `Delete ${article(noun)} ${noun}`,
         params: IdParams,
         headers: IfMatchHeaders,
         response: { 200: Deleted, ...errorResponses(404, 412) },
       },
       handler: async (request) => {
-        const record = await remove((request.params as IdParams).id, contextOf(request));
+        const record = await service.remove(request.params.id, contextOf(request));
         return { data: { id: record.id, deleted: true as const } };
       },
     });
   }
-}
-
-function pascal(s: string): string {
-  return s.replace(/(^|\s)(\w)/g, (_, __, c: string) => c.toUpperCase());
 }

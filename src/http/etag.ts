@@ -1,5 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagOf, noneMatch } from '../core/etag.ts';
+import { etagOf } from '../core/etag.ts';
+
+/** The entity tags of an `If-Match` or `If-None-Match` header, as sent (`W/` prefixes kept). */
+export function entityTags(header: string): string[] {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+}
+
+/** `If-None-Match`: weak comparison (a `W/` prefix is ignored); `*` matches any current record. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return true;
+  return !entityTags(header).some((t) => t === '*' || t.replace(/^W\//, '') === etag);
+}
 
 /**
  * Answers `{ data: record }` with the record's `ETag`; a GET whose `If-None-Match` names the current version

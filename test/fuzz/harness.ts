@@ -18,6 +18,8 @@ import { MockAgent } from 'undici';
 import { buildApp } from '../../src/app.ts';
 import { etagOf } from '../../src/core/etag.ts';
 import type { IdGenerator } from '../../src/core/runtime.ts';
+import { MemoryStore } from '../../src/store/memory/store.ts';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 
 export const DEFAULT_SEED = 20261122;
 export const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : DEFAULT_SEED;
@@ -98,22 +100,30 @@ export class Fuzz {
   private readonly baselineProto = protoKeys();
   private stale = new Map<string, string>();
 
-  constructor(readonly app: FastifyInstance) {}
+  constructor(
+    readonly app: FastifyInstance,
+    private readonly store: MemoryStore,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
 
   static async create(t: TestContext): Promise<Fuzz> {
+    const store = new MemoryStore();
+    let dispatcher: WebhookDispatcher | undefined;
     const app = await buildApp({
+      store,
       ids: sequentialIds(),
       config: { logLevel: 'silent' },
       webhooks: { dispatcher: offlineDispatcher(), retrySchedule: [] },
+      makeDispatcher: (options) => (dispatcher = new WebhookDispatcher(options)),
     });
     await app.ready();
     t.after(() => app.close());
-    return new Fuzz(app);
+    return new Fuzz(app, store, dispatcher!);
   }
 
   /** Ids of the records of one kind, in a stable order. */
   async idsOf(kind: RefKind, webhookId?: string): Promise<string[]> {
-    const s = this.app.store;
+    const s = this.store;
     switch (kind) {
       case 'proj':
         return (await s.projects.list()).map((r) => r.id);
@@ -135,7 +145,7 @@ export class Fuzz {
         return (await s.activity.query({ filter: {}, limit: 50 })).items.map((r) => r.id);
       case 'dlv': {
         const hooks = webhookId ? [webhookId] : (await s.webhooks.list()).map((r) => r.id);
-        return hooks.flatMap((id) => this.app.webhookDispatcher.deliveries(id).map((d) => d.id));
+        return hooks.flatMap((id) => this.dispatcher.deliveries(id).map((d) => d.id));
       }
     }
   }
@@ -149,7 +159,7 @@ export class Fuzz {
   private async recordOf(ids: { kind: RefKind; id: string }[]): Promise<object | undefined> {
     const last = ids[ids.length - 1];
     if (!last) return undefined;
-    const s = this.app.store;
+    const s = this.store;
     const byKind: Partial<Record<RefKind, { get(id: string): Promise<object | undefined> }>> = {
       proj: s.projects,
       task: s.tasks,
@@ -213,7 +223,7 @@ export class Fuzz {
 
   /** Every record of every collection (references), deep-freezing the ones not seen before. */
   async snapshot(): Promise<Snapshot> {
-    const s = this.app.store;
+    const s = this.store;
     const lists: (readonly unknown[])[] = [
       await s.projects.list(),
       await s.tasks.list(),
@@ -228,8 +238,7 @@ export class Fuzz {
     for (const list of lists) for (const record of list) this.freeze(record);
     // The delivery log: a refused request must not queue a delivery either.
     let deliveries = 0;
-    for (const hook of lists[6] as { id: string }[])
-      deliveries += this.app.webhookDispatcher.deliveries(hook.id).length;
+    for (const hook of lists[6] as { id: string }[]) deliveries += this.dispatcher.deliveries(hook.id).length;
     lists.push([deliveries]);
     return lists;
   }

@@ -2,6 +2,9 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
+import { MemoryStore } from '../../src/store/memory/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { contract } from './contract.ts';
 
 /** A clock that stands still until told to move, so timestamps in tests are exact. */
@@ -35,14 +38,51 @@ export interface TestApp {
   app: FastifyInstance;
   clock: FakeClock;
   api: Api;
+  /** The store the app serves (the one passed in `deps`, else a new in-memory store). */
+  store: Store;
+  /** The app's webhook dispatcher. */
+  dispatcher: WebhookDispatcher;
 }
 
-/** A seeded app with a fake clock and predictable ids, closed when the test ends. */
+/**
+ * A seeded app with a fake clock and predictable ids, closed when the test ends. Its store and webhook dispatcher
+ * are made here and handed to `buildApp`, so a test can look at what the app stored or queued.
+ */
 export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestApp> {
   const clock = new FakeClock();
-  const app = await buildApp({ clock, ids: sequentialIds(), config: { logLevel: 'silent' }, ...deps });
+  const store: Store = deps.store ?? new MemoryStore();
+  let dispatcher: WebhookDispatcher | undefined;
+  const app = await buildApp({
+    clock,
+    ids: sequentialIds(),
+    config: { logLevel: 'silent' },
+    makeDispatcher: (options) => (dispatcher = new WebhookDispatcher(options)),
+    ...deps,
+    store,
+  });
   t.after(() => app.close());
-  return { app, clock, api: new Api(app) };
+  legacyDecorations(app, store, dispatcher!);
+  return { app, clock, api: new Api(app), store, dispatcher: dispatcher! };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** @deprecated Use `TestApp.store` and `TestApp.dispatcher`; kept for the webhook tests until they move. */
+    services: { webhooks: { withSecret(id: string): Promise<{ secret: string }> } };
+    /** @deprecated Use `TestApp.dispatcher`. */
+    webhookDispatcher: WebhookDispatcher;
+  }
+}
+
+/** What the webhook tests read through the app, until they use `TestApp` instead: the stored secret, the dispatcher. */
+function legacyDecorations(app: FastifyInstance, store: Store, dispatcher: WebhookDispatcher): void {
+  const withSecret = async (id: string) => {
+    const hook = await store.webhooks.get(id);
+    if (!hook) throw new Error(`no webhook ${id}`);
+    return hook;
+  };
+  app.decorate('services', { webhooks: { withSecret } });
+  app.decorate('webhookDispatcher', dispatcher);
 }
 
 export interface Res<T = any> {

@@ -83,13 +83,15 @@ test('paths are matched to templates as the router does: static segments first, 
 });
 
 test('Api.request fails the test whose request got an answer outside the contract', async (t) => {
-  const { app, api } = await testApp(t);
-  const service = app.services.tasks;
-  const get = service.get.bind(service);
-  service.get = async (id) => ({ ...(await get(id)), status: 'bogus' as 'todo' });
+  const { store, api } = await testApp(t);
+  const get = store.tasks.get.bind(store.tasks);
+  store.tasks.get = async (id) => {
+    const task = await get(id);
+    return task && { ...task, status: 'bogus' as 'todo' };
+  };
   await assert.rejects(api.get('/api/tasks/task_001'), /breaks the OpenAPI contract:\n.*\/data\/status/);
 
-  service.get = async () => {
+  store.tasks.get = async () => {
     throw Object.assign(new Error('conflict'), { statusCode: 409 });
   };
   await assert.rejects(api.get('/api/tasks/task_001'), /status 409 is not documented/);

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorOf, fieldsOf, testApp, type Api } from '../helpers/app.ts';
+import pino from 'pino';
+import { EventBus } from '../../src/events/bus.ts';
+import { NotificationService } from '../../src/resources/notifications/service.ts';
+import { MemoryStore } from '../../src/store/memory/store.ts';
+import { FakeClock, errorOf, fieldsOf, sequentialIds, testApp, type Api } from '../helpers/app.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const ids = (res: { body: any }) => res.body.data.map((n: any) => n.id);
@@ -311,13 +315,14 @@ test('PATCH /api/notifications/:id (no update) is 405 with Allow', async (t) => 
   assert.equal((await api.get('/api/notifications/notif_test00000001')).body.data.read, false);
 });
 
-test('read-all counts only what it changed itself: one read or deleted after the list is taken is skipped, not counted', async (t) => {
-  const { app } = await testApp(t);
-  const svc = app.services.notifications;
+test('read-all counts only what it changed itself: one read or deleted after the list is taken is skipped, not counted', async () => {
+  const store = new MemoryStore();
+  const events = new EventBus(pino({ level: 'silent' }));
+  const svc = new NotificationService({ store, events, clock: new FakeClock(), ids: sequentialIds() });
   const make = (message: string) => svc.create({ username: 'bob', type: 'project_updated', message });
   const [a, b, c] = [await make('a'), await make('b'), await make('c')];
-  const list = app.store.notifications.list.bind(app.store.notifications);
-  app.store.notifications.list = async (filter) => {
+  const list = store.notifications.list.bind(store.notifications);
+  store.notifications.list = async (filter) => {
     const found = await list(filter);
     await svc.markRead(b.id); // marked by someone else meanwhile
     await svc.remove(c.id); // deleted meanwhile

@@ -154,13 +154,12 @@ test('PATCH on a project is 405 with Allow', async (t) => {
 });
 
 test('DELETE /api/projects/:id answers the delete shape and cascades to tasks, their comments and time entries, milestones and project comments', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, store } = await testApp(t);
   const res = await api.delete('/api/projects/proj_001');
   assert.equal(res.status, 200);
   assert.deepEqual(res.body, { data: { id: 'proj_001', deleted: true } });
   assert.equal((await api.get('/api/projects/proj_001')).status, 404);
   assert.equal((await api.delete('/api/projects/proj_001')).status, 404);
-  const store = app.store;
   assert.deepEqual(await store.tasks.list({ projectId: 'proj_001' }), []);
   assert.equal(await store.tasks.get('task_001'), undefined);
   assert.equal(await store.comments.get('cmt_001'), undefined); // on task_001

@@ -369,11 +369,10 @@ test('DELETE /api/tasks/:id answers the delete shape; the task is gone and a sec
 });
 
 test('DELETE /api/tasks/:id cascades to its comments and time entries; other tasks keep theirs', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, store } = await testApp(t);
   // task_002 has comment cmt_002 and time entries te_002, te_003.
   const res = await api.delete('/api/tasks/task_002');
   assert.equal(res.status, 200);
-  const store = app.store;
   assert.equal(await store.comments.get('cmt_002'), undefined);
   assert.equal(await store.timeEntries.get('te_002'), undefined);
   assert.equal(await store.timeEntries.get('te_003'), undefined);
@@ -395,7 +394,7 @@ test('DELETE /api/tasks/:id cascades to its comments and time entries; other tas
 });
 
 test('DELETE /api/tasks/:id of a task created through the API also removes comments posted on it', async (t) => {
-  const { api, app } = await testApp(t);
+  const { api, store } = await testApp(t);
   await api.post('/api/tasks', { projectId: 'proj_005', title: 'Temp' });
   const cmt = await api.post('/api/comments', {
     targetType: 'task',
@@ -405,6 +404,6 @@ test('DELETE /api/tasks/:id of a task created through the API also removes comme
   });
   assert.equal(cmt.status, 201);
   assert.equal((await api.delete('/api/tasks/task_test00000001')).status, 200);
-  assert.equal(await app.store.comments.get(cmt.body.data.id), undefined);
+  assert.equal(await store.comments.get(cmt.body.data.id), undefined);
   assert.equal((await api.get('/api/comments')).body.count, 6);
 });

@@ -1,15 +1,20 @@
-import type { FastifyInstance } from 'fastify';
 import { contextOf } from '../../http/context.ts';
 import { sendRecord } from '../../http/etag.ts';
+import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
 import { ActivityCreate, ActivityEntry, ActivityList, ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
 
-const tags = ['Activity log'];
+/** Where the log is served and its OpenAPI tag. */
+export interface LogNames {
+  readonly path: string;
+  readonly tag: string;
+}
 
 /** No PUT, PATCH or DELETE: entries never change (those methods answer 405). */
-export function activityRoutes(app: FastifyInstance, service: ActivityLogService): void {
-  app.get('/api/activity-log', {
+export function activityRoutes(app: TypedApp, service: ActivityLogService, { path, tag }: LogNames): void {
+  const tags = [tag];
+  app.get(path, {
     schema: {
       operationId: 'listActivity',
       tags,
@@ -18,12 +23,12 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       response: { 200: ActivityList, ...errorResponses(400) },
     },
     handler: async (request) => {
-      const { items, total } = await service.query(request.query as ActivityQuery);
+      const { items, total } = await service.query(request.query);
       return { data: items, count: items.length, total };
     },
   });
 
-  app.get('/api/activity-log/:id', {
+  app.get(`${path}/:id`, {
     schema: {
       operationId: 'getActivity',
       tags,
@@ -32,10 +37,10 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       headers: IfNoneMatchHeaders,
       response: { 200: One(ActivityEntry), 304: NotModified, ...errorResponses(404) },
     },
-    handler: async (request, reply) => sendRecord(request, reply, await service.get((request.params as IdParams).id)),
+    handler: async (request, reply) => sendRecord(request, reply, await service.get(request.params.id)),
   });
 
-  app.post('/api/activity-log', {
+  app.post(path, {
     schema: {
       operationId: 'createActivity',
       tags,
@@ -44,7 +49,7 @@ export function activityRoutes(app: FastifyInstance, service: ActivityLogService
       response: { 201: One(ActivityEntry), ...errorResponses(400, 413, 415) },
     },
     handler: async (request, reply) => {
-      return sendRecord(request, reply, await service.append(request.body as ActivityCreate, contextOf(request)), 201);
+      return sendRecord(request, reply, await service.append(request.body, contextOf(request)), 201);
     },
   });
 }

@@ -1,15 +1,15 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { iso, type Clock } from '../../core/runtime.ts';
+import type { TypedApp } from '../../http/typed.ts';
 import { Timestamp } from '../../schemas/common.ts';
 
 export const Health = Type.Object({ status: Type.Literal('ok'), timestamp: Timestamp });
 
-export function healthRoutes(app: FastifyInstance, clock: Clock): void {
+export function healthRoutes(app: TypedApp, clock: Clock, tag: string): void {
   app.get('/api/health', {
     schema: {
       operationId: 'getHealth',
-      tags: ['Health'],
+      tags: [tag],
       summary: 'Liveness check',
       response: { 200: Health },
     },

@@ -1,28 +1,12 @@
-import { ResourceService, type ResourceDef, type ServiceDeps } from '../../core/resource-service.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
 import { AppError } from '../../errors.ts';
-import type { RequestContext } from '../../events/types.ts';
-import { NotificationCreate, type Notification } from './schema.ts';
-
-export const notificationDef: ResourceDef<Notification, NotificationCreate, never> = {
-  type: 'notification',
-  label: 'Notification',
-  idPrefix: 'notif',
-  updatedAt: false,
-  collection: (store) => store.notifications,
-  createSchema: NotificationCreate,
-  build: (input) => ({
-    username: input.username,
-    type: input.type,
-    message: input.message,
-    resourceType: input.resourceType!,
-    resourceId: input.resourceId!,
-    read: false, // always unread at creation
-  }),
-};
+import { notificationRules } from './resource.ts';
+import type { Notification, NotificationCreate } from './schema.ts';
 
 export class NotificationService extends ResourceService<Notification, NotificationCreate, never> {
   constructor(deps: ServiceDeps) {
-    super(notificationDef, deps);
+    super(notificationRules, deps);
   }
 
   /** Marks one notification read (again, if it already was). */

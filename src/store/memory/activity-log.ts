@@ -11,8 +11,8 @@ type Bucket<T> = T | T[];
  * timestamp). A query binary-searches the `since`/`until` bounds on the smallest matching array and walks it from
  * the newest end, so `limit=50` costs O(log n + 50) without filters and O(log n + matches) with.
  *
- * Memory (a million entries): the arrays hold the entries themselves, and a value with one entry (most resource
- * ids) holds it without an array.
+ * Entries are kept for the life of the store: the arrays hold the entries themselves, a value with one entry
+ * (most resource ids) holds it without an array, and an entry's text is stored flat.
  */
 export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
   private readonly all: T[] = [];
@@ -29,6 +29,7 @@ export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<
 
   async append(entry: T): Promise<void> {
     if (this.byId.has(entry.id)) throw new Error(`duplicate id ${entry.id}`);
+    flatten(entry);
     this.byId.set(entry.id, entry);
     insertSorted(this.all, entry);
     for (const field of INDEXED) {
@@ -123,4 +124,12 @@ function upperBound(list: readonly ActivityRecord[], t: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * Makes V8 hold each string field of an entry as one piece. Text built by concatenation (a summary such as
+ * `Created task '…'`) is a tree of pieces until read; reading a character flattens it in place.
+ */
+function flatten(entry: object): void {
+  for (const value of Object.values(entry)) if (typeof value === 'string') value.charCodeAt(0);
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compact } from '../../src/core/compact.ts';
+import { MemoryCollection, compact } from '../../src/store/memory/collection.ts';
 
 test('compact gives an equal record with the same key order, and a new object', () => {
   const fields = { projectId: 'proj_001', title: 'It\'s "quoted"', assignee: null, tags: ['a'] };
@@ -20,4 +20,17 @@ test('a record with a __proto__ own key is returned as it is, its prototype unto
   const copy = compact(record);
   assert.equal(copy, record);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('the memory collection stores records laid out, equal to what was given, on insert and replace', async () => {
+  const tasks = new MemoryCollection<{ id: string; title: string }>();
+  const given = { id: 'task_1', title: 'a' };
+  await tasks.insert(given);
+  const stored = await tasks.get('task_1');
+  assert.notEqual(stored, given);
+  assert.deepEqual(stored, given);
+  const next = { ...given, title: 'b' };
+  await tasks.replace(next);
+  assert.notEqual(await tasks.get('task_1'), next);
+  assert.deepEqual(await tasks.get('task_1'), next);
 });

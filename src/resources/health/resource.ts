@@ -1,0 +1,9 @@
+import type { Resource } from '../resource.ts';
+import { healthRoutes } from './routes.ts';
+
+const tag = 'Health';
+
+export const health: Resource = {
+  tag: { name: tag, description: 'Liveness.' },
+  routes: (app, _services, deps) => healthRoutes(app, deps.clock, tag),
+};
