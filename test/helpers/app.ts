@@ -61,28 +61,7 @@ export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestA
     store,
   });
   t.after(() => app.close());
-  legacyDecorations(app, store, dispatcher!);
   return { app, clock, api: new Api(app), store, dispatcher: dispatcher! };
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** @deprecated Use `TestApp.store` and `TestApp.dispatcher`; kept for the webhook tests until they move. */
-    services: { webhooks: { withSecret(id: string): Promise<{ secret: string }> } };
-    /** @deprecated Use `TestApp.dispatcher`. */
-    webhookDispatcher: WebhookDispatcher;
-  }
-}
-
-/** What the webhook tests read through the app, until they use `TestApp` instead: the stored secret, the dispatcher. */
-function legacyDecorations(app: FastifyInstance, store: Store, dispatcher: WebhookDispatcher): void {
-  const withSecret = async (id: string) => {
-    const hook = await store.webhooks.get(id);
-    if (!hook) throw new Error(`no webhook ${id}`);
-    return hook;
-  };
-  app.decorate('services', { webhooks: { withSecret } });
-  app.decorate('webhookDispatcher', dispatcher);
 }
 
 export interface Res<T = any> {
