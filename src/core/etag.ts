@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { preconditionFailed } from '../errors.ts';
 
 /**
  * A record's entity tag. Records with `updatedAt` change it (strictly later) on every write, so it names the
@@ -32,6 +32,6 @@ export function assertIfMatch(header: string | undefined, record: object): void 
   if (header === undefined) return;
   const etag = etagOf(record);
   if (!tags(header).some((t) => t === '*' || t === etag)) {
-    throw new AppError(412, 'PRECONDITION_FAILED', `The record has changed: its current ETag is ${etag}`);
+    throw preconditionFailed(etag);
   }
 }

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
-import { Deleted } from '../schemas/common.ts';
+import { Deleted, LIMITS } from '../schemas/common.ts';
 import {
   components,
   describeErrors,
@@ -123,7 +124,7 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
       ...(schema.headers?.properties ?? {}),
       'x-actor': Type.Optional(
         Type.String({
-          maxLength: 100,
+          maxLength: LIMITS.username,
           description: 'Who makes the change (a username), recorded in the activity log',
           examples: ['alice'],
         }),
@@ -132,8 +133,6 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
   }
   return out;
 }
-
-const STATUS_TEXT: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
 /**
  * A success response for the document: a description, its headers, and an example, which @fastify/swagger
@@ -145,7 +144,7 @@ function describeSuccess(status: string, schema: TSchema & { description?: strin
     status === '304' || (single !== undefined && !Array.isArray(single) && !(single as { deleted?: boolean }).deleted);
   return {
     ...schema,
-    'x-response-description': schema.description ?? STATUS_TEXT[status] ?? 'Success',
+    'x-response-description': schema.description ?? STATUS_CODES[status] ?? 'Success',
     headers: { ...responseHeaders, ...(etag ? { etag: ETAG } : {}) },
     ...(example === undefined ? {} : { examples: [example] }),
   } as TSchema;
