@@ -137,7 +137,7 @@ export function describeErrors(status: number, url: string, route: ErrorRoute) {
 }
 
 type Doc = {
-  paths: Record<string, Record<string, { responses?: Record<string, Response> }>>;
+  paths: Record<string, Record<string, { responses?: Record<string, Response>; requestBody?: unknown }>>;
   components: { schemas: Record<string, unknown>; responses?: Record<string, unknown> };
 };
 type Response = {
@@ -185,8 +185,8 @@ function responseComponent(status: number, about?: string, example?: AppError) {
 
 /**
  * The last touches on the generated document: the headers every response carries are `required`; a list
- * envelope (`{ data: [Task], count }`) is a named component (`TaskList`); and every operation refers to the
- * answers of `CONNECTION_ERRORS`.
+ * envelope (`{ data: [Task], count }`) is a named component (`TaskList`); every operation refers to the
+ * answers of `CONNECTION_ERRORS`; and a write without a body schema says that a body sent is ignored.
  */
 export function finishDocument<T>(document: T): T {
   const doc = document as Doc;
@@ -194,7 +194,8 @@ export function finishDocument<T>(document: T): T {
     Object.entries(CONNECTION_ERRORS).map(([name, e]) => [name, responseComponent(e.status, e.about, e.example)]),
   );
   for (const item of Object.values(doc.paths)) {
-    for (const operation of Object.values(item)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method !== 'get' && !operation.requestBody) operation.requestBody = IGNORED_BODY;
       const responses: Record<string, Response | { $ref: string }> = { ...operation.responses };
       for (const response of Object.values(operation.responses ?? {})) {
         for (const name of Object.keys(responseHeaders)) {
@@ -213,6 +214,13 @@ export function finishDocument<T>(document: T): T {
   }
   return document;
 }
+
+/** The body of a write that reads none: any JSON (or nothing) is accepted and ignored; another type is a 415. */
+const IGNORED_BODY = {
+  required: false,
+  description: 'None is needed: a JSON body sent is ignored',
+  content: { 'application/json': { schema: {} } },
+};
 
 /** A list envelope as a reference to its component, `<Record>List`, added to the document the first time. */
 function namedList(doc: Doc, schema: Record<string, unknown>): Record<string, unknown> {

@@ -20,7 +20,7 @@ export interface Operation {
   tags?: string[];
   summary?: string;
   parameters?: { name: string; in: string; schema: object; example?: unknown }[];
-  requestBody?: { content: Record<string, { schema: object; example?: unknown }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: object; example?: unknown }> };
   responses: Record<string, Response | { $ref: string }>;
 }
 export interface Response {

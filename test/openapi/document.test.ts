@@ -202,6 +202,38 @@ test('request bodies declare no `additionalProperties: false`: undeclared fields
   assert.ok(bodies >= 15, `only ${bodies} bodies`);
 });
 
+test('a write that reads no body documents an optional one, and the service indeed ignores one sent', async (t) => {
+  const { api } = await testApp(t);
+  const { doc } = await contract();
+  const ignored = operations(doc).filter(([, method, op]) => method !== 'get' && op.requestBody?.required !== true);
+  assert.deepEqual(
+    ignored.map(([path, method]) => `${method.toUpperCase()} ${path}`).filter((o) => !o.startsWith('DELETE')),
+    [
+      'POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      'POST /api/webhooks/{id}/ping',
+      'PATCH /api/notifications/read-all',
+      'PATCH /api/notifications/{id}/read',
+    ],
+  );
+  for (const [, , op] of ignored) {
+    assert.deepEqual(op.requestBody?.content['application/json']?.schema, {});
+  }
+  // An unknown webhook (nothing is sent): the body was read and ignored, the answer is the handler's.
+  assert.equal((await api.post('/api/webhooks/wh_999/ping', { x: 1 })).status, 404);
+  assert.equal(
+    (
+      await api.request({
+        method: 'DELETE',
+        url: '/api/comments/cmt_001',
+        payload: '{"why":1}',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).status,
+    200,
+  );
+  assert.equal((await api.patch('/api/notifications/read-all', { all: true })).status, 200);
+});
+
 test("a webhook's events are an enum of the subscribable list, in its record and in its bodies", async () => {
   const { doc } = await contract();
   const items = (s: object) =>
