@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
-import { Deleted, LIMITS } from '../schemas/common.ts';
+import { Deleted, LIMITS, RequiredText } from '../schemas/common.ts';
 import { components, namedRecords, sampleFor, TAGS } from './openapi-docs.ts';
 import {
   describeErrors,
@@ -187,9 +187,8 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
     out.headers = Type.Object({
       ...(schema.headers?.properties ?? {}),
       'x-actor': Type.Optional(
-        Type.String({
-          maxLength: LIMITS.username,
-          description: 'Who makes the change (a username), recorded in the activity log',
+        RequiredText(LIMITS.username, {
+          description: 'Who makes the change (a username, not blank), recorded in the activity log',
           examples: ['alice'],
         }),
       ),
