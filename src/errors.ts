@@ -16,12 +16,20 @@ interface ErrorKind {
  * README's table (checked by test/http/errors.test.ts) all come from here: adding a code is one line.
  */
 export const ERROR_CATALOGUE = {
-  VALIDATION_ERROR: { status: 400, message: 'The request is invalid', when: 'a field, parameter or header is invalid' },
+  VALIDATION_ERROR: {
+    status: 400,
+    message: 'The request is invalid',
+    when: 'a field, parameter or header is invalid, or names a missing record; `details` names each',
+  },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON', when: 'the body is not parseable JSON' },
   INVALID_EVENTS: { status: 400, message: 'Unsupported event type', when: 'an event type outside the list' },
   NOT_FOUND: { status: 404, message: 'Not found', when: 'no record with this id (or no route for the path)' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed', when: 'the path exists, not with this method' },
-  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time', when: 'the request was too slow' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'The request was not received in time',
+    when: 'the request came too slowly; the connection is closed',
+  },
   PRECONDITION_FAILED: { status: 412, message: 'The record has changed', when: '`If-Match` names an old version' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large', when: 'the body is over the limit' },
   UNSUPPORTED_MEDIA_TYPE: {
@@ -29,7 +37,11 @@ export const ERROR_CATALOGUE = {
     message: 'Request bodies must be JSON (Content-Type: application/json)',
     when: 'a body that is not `application/json`',
   },
-  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large', when: 'headers over the limit' },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: 'The request headers are too large',
+    when: 'the headers are over the limit; the connection is closed',
+  },
   INTERNAL_ERROR: {
     status: 500,
     message: 'Internal error',
