@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { preconditionFailed } from '../errors.ts';
 
 /**
  * A record's entity tag. Records with `updatedAt` change it (strictly later) on every write, so it names the
@@ -22,6 +22,6 @@ export function assertExpectedVersion(expected: readonly string[] | undefined, r
   if (expected === undefined) return;
   const etag = etagOf(record);
   if (!expected.some((t) => t === '*' || t === etag)) {
-    throw new AppError(412, 'PRECONDITION_FAILED', `The record has changed: its current ETag is ${etag}`);
+    throw preconditionFailed(etag);
   }
 }

@@ -56,6 +56,7 @@ export function apiDocs(resources: readonly ResourceDocs[]) {
       const id = first.id as string;
       return {
         id,
+        record: first,
         notFound: `${collection.label} '${id.replace(/_.*/, '_999')}' was not found`,
         body(schema: TSchema, max: number): object | undefined {
           const keys = Object.keys((schema as TObject).properties ?? {}).filter((k) => k in first);

@@ -36,10 +36,7 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined);
-    done(
-      new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)'),
-      undefined,
-    );
+    done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
   });
 }
 

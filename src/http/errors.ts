@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode } from '../errors.ts';
+import { AppError, codesOf } from '../errors.ts';
+import { CORS_ORIGIN } from './cors.ts';
 import { toDetails } from './validation.ts';
 import type { RouteTable } from './route-table.ts';
 
 /** Fastify's own error codes, mapped onto the service's. */
 const FRAMEWORK_ERRORS: Record<string, (e: FastifyError) => AppError> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError(400, 'INVALID_JSON', 'The request body is empty'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large'),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
-    new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('INVALID_JSON'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('INVALID_JSON', 'The request body is empty'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
-    new AppError(400, 'VALIDATION_ERROR', 'The Content-Length header does not match the body'),
-  FST_ERR_BAD_URL: () => new AppError(400, 'VALIDATION_ERROR', 'The request path is not a valid URL'),
-  FST_ERR_BAD_STATUS_CODE: () => new AppError(500, 'INTERNAL_ERROR', 'Internal error'),
+    new AppError('VALIDATION_ERROR', 'The Content-Length header does not match the body'),
+  FST_ERR_BAD_URL: () => new AppError('VALIDATION_ERROR', 'The request path is not a valid URL'),
+  FST_ERR_BAD_STATUS_CODE: () => new AppError('INTERNAL_ERROR'),
 };
 
 export function toAppError(error: unknown): AppError | undefined {
@@ -26,12 +27,12 @@ export function toAppError(error: unknown): AppError | undefined {
     const where = e.validationContext === 'querystring' ? 'query string' : e.validationContext;
     const message =
       details.length === 1 ? `${details[0]!.field}: ${details[0]!.message}` : `The ${where ?? 'request'} is invalid`;
-    return new AppError(400, 'VALIDATION_ERROR', message, details);
+    return new AppError('VALIDATION_ERROR', message, details);
   }
   if (e?.code && FRAMEWORK_ERRORS[e.code]) return FRAMEWORK_ERRORS[e.code]!(e);
   // Errors of the JSON parser and of raw-body reading that carry no Fastify code.
-  if (e instanceof SyntaxError) return new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON');
-  if (e?.type === 'entity.too.large') return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
+  if (e instanceof SyntaxError) return new AppError('INVALID_JSON');
+  if (e?.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
   return undefined;
 }
 
@@ -46,8 +47,8 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
-  reply.header('access-control-allow-origin', '*');
-  void sendError(reply, toAppError(error) ?? new AppError(400, 'VALIDATION_ERROR', 'The request is invalid'));
+  reply.header('access-control-allow-origin', CORS_ORIGIN);
+  void sendError(reply, toAppError(error) ?? new AppError('VALIDATION_ERROR'));
 }
 
 /** One error handler for the whole service, and the 404/405 answer for paths with no route. */
@@ -60,12 +61,17 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
     }
     const status = (error as FastifyError).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      // A client error Fastify raised that has no mapping above: keep its status, hide its internals.
+      // A client error raised with no mapping above: the one code of its status if the catalogue has exactly one
+      // (a 413 is PAYLOAD_TOO_LARGE), else a 400; its own message stays internal.
       request.log.info({ err: error }, 'client error');
-      return sendError(reply, new AppError(status, 'VALIDATION_ERROR', 'The request could not be processed'));
+      const codes = codesOf(status);
+      return sendError(
+        reply,
+        codes.length === 1 ? new AppError(codes[0]!) : new AppError('VALIDATION_ERROR', UNPROCESSED),
+      );
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, new AppError(500, 'INTERNAL_ERROR', 'Internal error'));
+    return sendError(reply, new AppError('INTERNAL_ERROR'));
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -74,20 +80,22 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
     if (allowed.length > 0) {
       return sendError(
         reply,
-        new AppError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, undefined, {
+        new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, undefined, {
           allow: allowed.join(', '),
         }),
       );
     }
-    return sendError(reply, new AppError(404, 'NOT_FOUND', `No route for ${request.method} ${path}`));
+    return sendError(reply, new AppError('NOT_FOUND', `No route for ${request.method} ${path}`));
   });
 }
 
-/** What the HTTP parser refuses before there is a request: the status and the service's code and message for it. */
-function clientErrorOf(err: Error & { code?: string }): [number, ErrorCode, string] {
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'REQUEST_TIMEOUT', 'The request was not received in time'];
-  if (err.code === 'HPE_HEADER_OVERFLOW') return [431, 'HEADERS_TOO_LARGE', 'The request headers are too large'];
-  return [400, 'VALIDATION_ERROR', 'The request is not valid HTTP'];
+const UNPROCESSED = 'The request could not be processed';
+
+/** What the HTTP parser refuses before there is a request, as the service's error. */
+function clientErrorOf(err: Error & { code?: string }): AppError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('REQUEST_TIMEOUT');
+  if (err.code === 'HPE_HEADER_OVERFLOW') return new AppError('HEADERS_TOO_LARGE');
+  return new AppError('VALIDATION_ERROR', 'The request is not valid HTTP');
 }
 
 /**
@@ -97,22 +105,17 @@ function clientErrorOf(err: Error & { code?: string }): [number, ErrorCode, stri
  */
 export function clientErrors(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] = clientErrorOf(err);
+  const error = clientErrorOf(err);
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   // As Node itself does: answer only when no response on this connection has begun (never corrupt one in flight).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const body = JSON.stringify({ error: { code, message } });
+    const body = JSON.stringify(error.toBody());
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${randomUUID()}\r\naccess-control-allow-origin: *\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\n` +
+        `access-control-allow-origin: ${CORS_ORIGIN}\r\nconnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
 }
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};

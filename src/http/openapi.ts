@@ -1,20 +1,22 @@
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
-import { Deleted } from '../schemas/common.ts';
+import { Deleted, LIMITS, RequiredText } from '../schemas/common.ts';
+import { components, namedRecords, sampleFor, TAGS } from './openapi-docs.ts';
 import {
-  components,
   describeErrors,
+  documentBody,
   documentedStatuses,
   ETAG,
-  namedRecords,
+  finishDocument,
+  namedShapes,
   responseHeaders,
-  sampleFor,
-  TAGS,
-} from './openapi-docs.ts';
+  sharedComponents,
+} from './openapi-responses.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -34,7 +36,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   // The error body and the records, as named components the document refers to. Only the document refers to
   // them by name; the routes keep their inline schemas, so serialization does not depend on this registration.
-  for (const schema of components()) app.addSchema(schema);
+  for (const schema of [...components(), ...sharedComponents()]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -48,7 +50,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       servers: [{ url: '/', description: 'The server this document came from' }],
       // No authentication: an empty requirement list says so explicitly (rather than leaving it unsaid).
       security: [],
-      tags: TAGS,
+      tags: [SERVICE_TAG, ...TAGS],
     },
     // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -64,19 +66,78 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         url,
       };
     },
+    transformObject: (document) => finishDocument('openapiObject' in document ? document.openapiObject : {}),
   });
 
   await app.register(swaggerUi, {
     routePrefix: DOCS_PATH,
     // No call to the public swagger.io validator: the page loads nothing from outside this server.
     validatorUrl: false,
-    uiConfig: { deepLinking: true, displayOperationId: true, tryItOutEnabled: false, defaultModelsExpandDepth: 0 },
+    uiConfig: {
+      // The page reads the one published document; swagger-ui loads `urls` rather than its own `/docs/json`.
+      urls: [{ url: OPENAPI_PATH, name: 'pm-service API' }],
+      deepLinking: true,
+      displayOperationId: true,
+      tryItOutEnabled: false,
+      defaultModelsExpandDepth: 0,
+    },
+    // The document has one URL: the copies swagger-ui serves under the docs page answer 404.
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        if (SECOND_COPIES.test(request.url)) return reply.callNotFound();
+        done();
+      },
+    },
     staticCSP: CSP,
     theme: { title: 'pm-service API' },
   });
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'getIndex',
+        tags: [SERVICE_TAG.name],
+        summary: 'Where to start: links to the docs page and the OpenAPI document',
+        response: { 200: Index },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('link', LINK);
+      return INDEX;
+    },
+  );
 }
+
+const SECOND_COPIES = new RegExp(`^${DOCS_PATH}/(json|yaml)/?(\\?|$)`);
+
+const SERVICE_TAG = { name: 'Service', description: 'Where to start.' };
+
+const INDEX = {
+  name: 'pm-service API',
+  version: pkg.version,
+  links: { docs: DOCS_PATH, openapi: OPENAPI_PATH },
+};
+// RFC 8631: the documentation for people, and the description for machines.
+const LINK = `<${DOCS_PATH}>; rel="service-doc", <${OPENAPI_PATH}>; rel="service-desc"`;
+const Index = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String(),
+    links: Type.Object({
+      docs: Type.String({ description: 'The interactive reference (swagger-ui)' }),
+      openapi: Type.String({ description: 'This OpenAPI 3.1 document' }),
+    }),
+  },
+  {
+    description: 'The service, and where its documentation is',
+    examples: [INDEX],
+    headers: {
+      link: { type: 'string', description: 'The same links (RFC 8631 `service-doc` and `service-desc`)' },
+    },
+  },
+);
 
 type RouteSchema = {
   body?: TSchema;
@@ -99,19 +160,23 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
     takesBody,
     hasQuery: !!schema.querystring,
   });
+  const documented = schema.body && documentBody(schema.body);
+  const errors = { takesBody, checked: documented?.codes ?? [] };
   for (const [status, s] of statuses) {
-    if (s === ErrorResponse) response[status] = describeErrors(Number(status), url, takesBody);
+    if (s === ErrorResponse) response[status] = describeErrors(Number(status), url, errors);
     else if (s === Deleted && samples)
-      response[status] = describeSuccess(status, s, { data: { id: samples.id, deleted: true } });
+      response[status] = describeSuccess(status, namedShapes(s), { data: { id: samples.id, deleted: true } });
     else {
       const named = namedRecords(s);
-      response[status] = describeSuccess(status, named.schema, named.example);
+      response[status] = describeSuccess(status, namedShapes(named.schema), named.example);
     }
   }
 
   const out: RouteSchema = { ...schema, response };
-  const body = schema.body && samples?.body(schema.body, schema.params ? 2 : Infinity);
-  if (body) out.body = { ...schema.body, examples: [body] } as TSchema;
+  if (documented) {
+    const body = samples?.body(documented.schema, schema.params ? 2 : Infinity);
+    out.body = (body ? { ...documented.schema, examples: [body] } : documented.schema) as TSchema;
+  }
   if (schema.params?.properties.id && samples) {
     out.params = Type.Object({
       ...schema.params.properties,
@@ -122,9 +187,8 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
     out.headers = Type.Object({
       ...(schema.headers?.properties ?? {}),
       'x-actor': Type.Optional(
-        Type.String({
-          maxLength: 100,
-          description: 'Who makes the change (a username), recorded in the activity log',
+        RequiredText(LIMITS.username, {
+          description: 'Who makes the change (a username, not blank), recorded in the activity log',
           examples: ['alice'],
         }),
       ),
@@ -133,20 +197,29 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
   return out;
 }
 
-const STATUS_TEXT: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
-
 /**
  * A success response for the document: a description, its headers, and an example, which @fastify/swagger
  * lifts from the schema's `examples` onto the media type. Single records carry their version as an `ETag`.
  */
-function describeSuccess(status: string, schema: TSchema & { description?: string }, example: unknown): TSchema {
+function describeSuccess(
+  status: string,
+  schema: TSchema & { description?: string; headers?: object; $ref?: string },
+  example: unknown,
+): TSchema {
   const single = (example as { data?: unknown } | undefined)?.data;
   const etag =
     status === '304' || (single !== undefined && !Array.isArray(single) && !(single as { deleted?: boolean }).deleted);
+  const description = schema.description ?? STATUS_CODES[status] ?? 'Success';
+  const headers = { ...responseHeaders, ...schema.headers, ...(etag ? { etag: ETAG } : {}) };
+  // A shared shape is a reference, given as the media type's schema (as error answers are).
+  if (schema.$ref) {
+    const media = { schema: { $ref: schema.$ref }, ...(example === undefined ? {} : { example }) };
+    return { description, headers, content: { 'application/json': media } } as unknown as TSchema;
+  }
   return {
     ...schema,
-    'x-response-description': schema.description ?? STATUS_TEXT[status] ?? 'Success',
-    headers: { ...responseHeaders, ...(etag ? { etag: ETAG } : {}) },
+    'x-response-description': description,
+    headers,
     ...(example === undefined ? {} : { examples: [example] }),
   } as TSchema;
 }
@@ -158,15 +231,17 @@ requests with, so it cannot drift from what the service does.
 
 - **Envelopes.** One record \`{ "data": {…} }\`; a list \`{ "data": […], "count": n }\` (every match, in creation
   order; the activity log newest first, with \`total\`); a delete \`{ "data": { "id": "…", "deleted": true } }\`.
-- **Bodies.** JSON objects. Fields a body schema does not list (\`additionalProperties: false\`) are dropped,
-  never stored or echoed; values are taken as sent, never coerced.
+- **Bodies.** JSON objects. Fields a body schema does not list, read-only ones included (\`id\`, \`createdAt\`, …),
+  are accepted and ignored: never stored or echoed. Values are taken as sent, never coerced.
 - **Errors.** Every 4xx/5xx body is \`{ "error": { "code", "message", "details"? } }\`
-  (the \`ErrorResponse\` schema); an unknown path is \`404 NOT_FOUND\` and a known path with another method
-  \`405 METHOD_NOT_ALLOWED\` with an \`Allow\` header.
+  (the \`ErrorResponse\` schema, whose \`code\` lists every code); an unknown path is \`404 NOT_FOUND\` and a known
+  path with another method \`405 METHOD_NOT_ALLOWED\` with an \`Allow\` header. Any request can also be answered
+  \`408\` (too slow) or \`431\` (headers too large), after which the connection is closed.
 - **Concurrency.** Single-record reads carry an \`ETag\`: \`If-None-Match\` gives \`304\`, a stale \`If-Match\` on a
   write gives \`412 PRECONDITION_FAILED\`.
 - **Headers.** Every response carries \`X-Request-Id\`; send \`X-Actor: <username>\` to say who makes a change.
   CORS is open to any origin.
+- **Start.** \`GET /\` links to the docs page and to this document (\`${OPENAPI_PATH}\`).
 - **Sample data.** The service starts with stable sample records (\`proj_001\`, \`task_001\`, \`team_001\`, …);
   the examples below are taken from them.`;
 

@@ -13,7 +13,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 const base: Options = {
   allErrors: true, // report every bad field at once
   useDefaults: true,
-  removeAdditional: true, // drop properties a body schema does not declare (additionalProperties: false)
+  removeAdditional: true, // drop query parameters a query schema does not declare (additionalProperties: false)
   strict: false, // schemas carry OpenAPI annotations (examples, description) ajv does not know
   messages: true,
 };
@@ -26,8 +26,11 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
-// Bodies are JSON: their types are taken as sent, never coerced ("42" is not a number).
-const bodyAjv = makeAjv({ coerceTypes: false });
+// Bodies are JSON: their types are taken as sent, never coerced ("42" is not a number). Properties an object
+// schema does not declare are dropped, at any depth, whatever its `additionalProperties` says (bodies declare
+// none: unknown and read-only fields are ignored); free-form objects (a `metadata` record) declare no properties,
+// so they keep all of theirs.
+const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: 'all' });
 // Query strings and path parameters are text: their schema says how to read them (`limit=5` is 5).
 // Not 'array' coercion: a parameter given twice is an error, not silently the first value.
 const textAjv = makeAjv({ coerceTypes: true });

@@ -1,5 +1,5 @@
-import { Type, type Static, type TSchema, type TProperties, type TObject } from 'typebox';
-import { ErrorResponse } from '../errors.ts';
+import { Type, type Static, type TSchema, type TProperties, type TObject, type TObjectOptions } from 'typebox';
+import { ErrorResponse, type ErrorCode } from '../errors.ts';
 
 /** Length limits shared by every resource. */
 export const LIMITS = {
@@ -46,6 +46,17 @@ export const Description = Text(LIMITS.text);
 export const StringEnum = <const T extends readonly string[]>(values: T, extra: object = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...extra });
 
+/** The annotation of a `CheckedEnum`: its values and the code a value outside them is refused with. */
+export const CHECKED_ENUM = 'x-checked-enum';
+
+/**
+ * A string from a closed list that the service checks itself, to refuse a value outside it with its own error
+ * `code` (`INVALID_EVENTS` rather than `VALIDATION_ERROR`). The validator takes any string; the published
+ * document shows the list as the field's `enum` and the code among the route's 400 answers.
+ */
+export const CheckedEnum = (values: readonly string[], code: ErrorCode, extra: object = {}) =>
+  Type.String({ ...extra, [CHECKED_ENUM]: { values, code } });
+
 /** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`; an `enum` admits null too. */
 export const Nullable = <T extends TSchema>(schema: T) => {
   const { type, enum: values, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
@@ -56,9 +67,14 @@ export const Nullable = <T extends TSchema>(schema: T) => {
   });
 };
 
-/** A request body: unknown properties are dropped by the validator, never stored or echoed. */
-export const Body = <P extends TProperties>(properties: P, extra: object = {}) =>
-  Type.Object(properties, { additionalProperties: false, ...extra });
+/**
+ * A request body. Properties it does not declare are allowed and ignored: the body validator drops them
+ * (src/http/validation.ts), from nested objects too, so they are never stored or echoed. The schema says nothing
+ * of them (no `additionalProperties: false`), so a gateway built from the published document accepts what the
+ * service accepts.
+ */
+export const Body = <P extends TProperties>(properties: P, options: TObjectOptions = {}) =>
+  Type.Object(properties, options);
 
 /** A query string: unknown parameters are ignored. */
 export const Query = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
@@ -132,7 +148,7 @@ export function patchOf<P extends TProperties>(schema: TObject<P>, omit: readonl
     const { default: _default, ...rest } = prop as TSchema & { default?: unknown };
     properties[key] = Type.Optional(rest as TSchema);
   }
-  return Type.Object(properties, { additionalProperties: false }) as unknown as TObject<{
+  return Type.Object(properties) as unknown as TObject<{
     [K in keyof P]: ReturnType<typeof Type.Optional<P[K]>>;
   }>;
 }

@@ -82,6 +82,7 @@ export const ROUTES: RouteDef[] = [
   ...crud('/api/notifications', 'notif', { query: NotificationQuery, create: NotificationCreate, remove: true }),
   { method: 'PATCH', pattern: '/api/notifications/:notif/read' },
   { method: 'PATCH', pattern: '/api/notifications/read-all', query: ReadAllQuery },
+  { method: 'GET', pattern: '/' },
   { method: 'GET', pattern: '/docs' },
   { method: 'GET', pattern: '/docs/json' },
   { method: 'GET', pattern: '/docs/yaml' },

@@ -12,7 +12,7 @@ export interface OpenApiDoc {
   openapi: string;
   info: { title: string; version: string; description?: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, object> };
+  components: { schemas: Record<string, object>; responses?: Record<string, Response> };
   [key: string]: unknown;
 }
 export interface Operation {
@@ -20,8 +20,13 @@ export interface Operation {
   tags?: string[];
   summary?: string;
   parameters?: { name: string; in: string; schema: object; example?: unknown }[];
-  requestBody?: { content: Record<string, { schema: object; example?: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: object; example?: unknown }> }>;
+  requestBody?: { required?: boolean; content: Record<string, { schema: object; example?: unknown }> };
+  responses: Record<string, Response | { $ref: string }>;
+}
+export interface Response {
+  description: string;
+  headers?: Record<string, { required?: boolean; description?: string; schema: object }>;
+  content?: Record<string, { schema: object; example?: unknown }>;
 }
 
 // The document's own pages: not operations of the API.
@@ -75,10 +80,13 @@ export class Contract {
     this.ajv.addSchema(doc, DOC_ID); // `$ref`s resolve against the whole document
     this.templates = Object.keys(doc.paths).map((path) => ({
       path,
-      segments: path
-        .split('/')
-        .slice(1)
-        .map((s) => (/^\{.+\}$/.test(s) ? null : s)),
+      segments:
+        path === '/'
+          ? []
+          : path
+              .split('/')
+              .slice(1)
+              .map((s) => (/^\{.+\}$/.test(s) ? null : s)),
     }));
   }
 
@@ -91,6 +99,17 @@ export class Contract {
       this.validators.set(pointer, v);
     }
     return v;
+  }
+
+  /** A response of an operation, its `$ref` to a response component resolved; with its JSON pointer. */
+  response(template: string, method: string, status: string): { response: Response; pointer: string } | undefined {
+    const listed = this.doc.paths[template]?.[method]?.responses[status];
+    if (!listed) return undefined;
+    if ('$ref' in listed) {
+      const name = listed.$ref.replace('#/components/responses/', '');
+      return { response: this.doc.components.responses![name]!, pointer: `/components/responses/${escape(name)}` };
+    }
+    return { response: listed, pointer: `/paths/${escape(template)}/${method}/responses/${status}` };
   }
 
   /**
@@ -129,16 +148,15 @@ export class Contract {
     }
     const opKey = method === 'HEAD' ? 'get' : method.toLowerCase();
     const where = `${method} ${path} (${opKey.toUpperCase()} ${template} → ${r.status})`;
-    const response = this.doc.paths[template]![opKey]!.responses[String(r.status)];
-    if (!response) {
+    const found = this.response(template, opKey, String(r.status));
+    if (!found) {
       const listed = Object.keys(this.doc.paths[template]![opKey]!.responses).join(', ');
       return [`${where}: status ${r.status} is not documented (listed: ${listed}); body ${r.text.slice(0, 300)}`];
     }
     if (method === 'HEAD') return r.text === '' ? [] : [`${where}: HEAD answered with a body`];
-    const media = response.content?.['application/json'];
+    const media = found.response.content?.['application/json'];
     if (!media) return r.text === '' ? [] : [`${where}: documented without a body, answered ${r.text.slice(0, 300)}`];
-    const pointer = `/paths/${escape(template)}/${opKey}/responses/${r.status}/content/application~1json/schema`;
-    return this.checkBody(r, pointer, where);
+    return this.checkBody(r, `${found.pointer}/content/application~1json/schema`, where);
   }
 
   private checkBody(r: Received, pointer: string, where: string): string[] {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
+import { AppError, ERROR_CATALOGUE, ERROR_CODES } from '../../src/errors.ts';
 import type { Task } from '../../src/resources/tasks/schema.ts';
 import { MemoryCollection } from '../../src/store/memory/collection.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
@@ -68,6 +70,47 @@ test('a validation error has one detail per problem, each naming its field', asy
   // A single problem is spelled out in the message as well.
   const one = assertError(await api.post('/api/tasks', { projectId: 'proj_001' }), 400, 'VALIDATION_ERROR');
   assert.equal(one.message, 'title: is required');
+});
+
+// ---------------------------------------------------------------- the catalogue
+
+test('an AppError takes its status, and its message when none is given, from the catalogue', () => {
+  for (const code of ERROR_CODES) {
+    const e = new AppError(code);
+    assert.equal(e.statusCode, ERROR_CATALOGUE[code].status, code);
+    assert.equal(e.message, ERROR_CATALOGUE[code].message, code);
+    assert.deepEqual(e.toBody(), { error: { code, message: ERROR_CATALOGUE[code].message } });
+  }
+  const given = new AppError('NOT_FOUND', "Task 'x' was not found", [{ field: 'id', message: 'unknown' }]);
+  assert.equal(given.statusCode, 404);
+  assert.deepEqual(given.toBody().error.details, [{ field: 'id', message: 'unknown' }]);
+});
+
+test("the README's error table lists every code of the catalogue with its status, in its order", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('| Status | Code | When |');
+  assert.ok(start > 0, 'the table is in the README');
+  const table = readme.slice(start, readme.indexOf('\n\n', start));
+  const rows = [...table.matchAll(/^\| (\d{3}) \| `([A-Z_]+)` \|/gm)].map((m) => [Number(m[1]), m[2]]);
+  assert.deepEqual(
+    rows,
+    ERROR_CODES.map((code) => [ERROR_CATALOGUE[code].status, code]),
+  );
+});
+
+test('a client error raised with a status outside the catalogue is 400 VALIDATION_ERROR; with one of its own, its code', async (t) => {
+  const { store, api } = await testApp(t);
+  const tasks = store.tasks;
+  tasks.list = async () => {
+    throw Object.assign(new Error('internal detail'), { statusCode: 403 });
+  };
+  const e = assertError(await api.get('/api/tasks'), 400, 'VALIDATION_ERROR');
+  assert.equal(e.message, 'The request could not be processed');
+  tasks.get = async () => {
+    throw Object.assign(new Error('internal detail'), { statusCode: 404 });
+  };
+  const missing = assertError(await api.get('/api/tasks/task_001'), 404, 'NOT_FOUND');
+  assert.equal(missing.message, ERROR_CATALOGUE.NOT_FOUND.message);
 });
 
 // ---------------------------------------------------------------- JSON bodies

@@ -57,3 +57,31 @@ test("a text part without numbers, and bodies, keep ajv's validator as it is (bo
   assert.equal(body({ n: '12' }), false, 'a body\'s "12" is a string');
   assert.equal(body({ n: 12 }), true);
 });
+
+test('a body loses the properties its schema does not declare, at any depth; a free-form record keeps all of its', () => {
+  const body = compile(
+    Type.Object({
+      name: Type.String(),
+      members: Type.Optional(Type.Array(Type.Object({ username: Type.String() }))),
+      metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+    'body',
+  );
+  const data = {
+    name: 'x',
+    id: 'team_999',
+    members: [{ username: 'a', role: 'lead', extra: { x: 1 } }],
+    metadata: { any: { nested: { deep: [1, { k: 'v' }] } }, id: 'kept' },
+  };
+  assert.equal(body(data), true);
+  assert.deepEqual(data, {
+    name: 'x',
+    members: [{ username: 'a' }],
+    metadata: { any: { nested: { deep: [1, { k: 'v' }] } }, id: 'kept' },
+  });
+  // A query string keeps ajv's usual rule: only what `additionalProperties: false` closes is dropped.
+  const query = compile(Type.Object({ s: Type.Optional(Type.String()) }), 'querystring');
+  const params: Record<string, unknown> = { s: 'a', other: 'b' };
+  assert.equal(query(params), true);
+  assert.deepEqual(params, { s: 'a', other: 'b' });
+});

@@ -40,7 +40,7 @@ test('a body that does not match the schema of its status fails, naming the fiel
 test('a status the operation does not list fails', async () => {
   const c = await contract();
   const [problem] = c.check(got('GET', '/api/tasks/task_001', 409, notFound));
-  assert.match(problem!, /status 409 is not documented \(listed: 200, 304, 404, 500\)/);
+  assert.match(problem!, /status 409 is not documented \(listed: 200, 304, 404, 405, 408, 431, 500\)/);
   assert.match(
     c.check(got('DELETE', '/api/tasks/task_001', 201, { data: tasks[0] }))[0]!,
     /status 201 is not documented/,
@@ -91,8 +91,9 @@ test('Api.request fails the test whose request got an answer outside the contrac
   };
   await assert.rejects(api.get('/api/tasks/task_001'), /breaks the OpenAPI contract:\n.*\/data\/status/);
 
+  // A client error outside the catalogue is answered 400, which this operation does not list.
   store.tasks.get = async () => {
     throw Object.assign(new Error('conflict'), { statusCode: 409 });
   };
-  await assert.rejects(api.get('/api/tasks/task_001'), /status 409 is not documented/);
+  await assert.rejects(api.get('/api/tasks/task_001'), /status 400 is not documented/);
 });

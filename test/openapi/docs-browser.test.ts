@@ -64,7 +64,7 @@ test(
     });
     assert.deepEqual(outside, [], 'requests to other hosts');
     assert.ok(
-      requested.some((url) => url.endsWith('/docs/json')),
+      requested.some((url) => url.endsWith('/api/openapi.json')),
       requested.join('\n'),
     );
     assert.deepEqual(consoleErrors, []);

@@ -25,14 +25,33 @@ test('/docs is a swagger-ui page whose every asset is served by this server', as
   // The page's own script: the document from this server, no call to the public swagger.io validator.
   const init = await api.get('/docs/static/swagger-initializer.js');
   assert.match(init.text, /validatorUrl: null/);
-  assert.match(init.text, /url: resolveUrl\('\.\/json'\)/);
+  assert.match(init.text, /"urls":\[\{"url":"\/api\/openapi\.json","name":"pm-service API"\}\]/);
   assert.doesNotMatch(init.text.replace(/^\s*\/\/.*$/gm, ''), /https?:\/\//, 'no URL outside comments');
 });
 
-test('the page reads the same document as /api/openapi.json', async (t) => {
+test('the document has one URL, /api/openapi.json: the copies under /docs answer 404', async (t) => {
   const { api } = await testApp(t);
-  assert.deepEqual((await api.get('/docs/json')).body, (await api.get('/api/openapi.json')).body);
+  assert.equal((await api.get('/api/openapi.json')).status, 200);
   assert.equal((await api.get('/api/openapi.json/')).status, 200);
+  for (const url of ['/docs/json', '/docs/yaml', '/docs/json/', '/docs/json?x=1']) {
+    const res = await api.get(url);
+    assert.equal(res.status, 404, url);
+    assert.equal(errorOf(res).code, 'NOT_FOUND', url);
+  }
+});
+
+test('GET / points the way: links to the docs page and the document, in the body and a Link header', async (t) => {
+  const { api } = await testApp(t);
+  const res = await api.get('/');
+  assert.equal(res.status, 200);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  assert.deepEqual(res.body.links, { docs: '/docs', openapi: '/api/openapi.json' });
+  assert.equal(res.body.name, 'pm-service API');
+  assert.equal(res.headers.link, '</docs>; rel="service-doc", </api/openapi.json>; rel="service-desc"');
+  for (const url of Object.values(res.body.links as Record<string, string>)) {
+    assert.equal((await api.get(url)).status, 200, url);
+  }
+  assert.equal((await api.request({ method: 'HEAD', url: '/' })).status, 200);
 });
 
 test('the documentation routes keep the JSON error answers', async (t) => {

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { ERROR_CATALOGUE, ERROR_CODES } from '../../src/errors.ts';
 import { Task, TaskCreate } from '../../src/resources/tasks/schema.ts';
+import { SUBSCRIBABLE } from '../../src/resources/webhooks/schema.ts';
 import { testApp } from '../helpers/app.ts';
-import { contract, escape, type OpenApiDoc, type Operation } from '../helpers/contract.ts';
+import { contract, escape, type OpenApiDoc, type Operation, type Response } from '../helpers/contract.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -52,13 +54,16 @@ test('every route the service serves under /api is in the document, with every m
     .flatMap(([path, methods]) =>
       methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${path.replace(/:(\w+)/g, '{$1}')}`),
     );
-  const documented = operations(doc).map(([path, method]) => `${method.toUpperCase()} ${path}`);
+  const documented = operations(doc)
+    .filter(([path]) => path.startsWith('/api/'))
+    .map(([path, method]) => `${method.toUpperCase()} ${path}`);
   assert.ok(served.length >= 40, `only ${served.length} routes found`);
   assert.deepEqual(documented.sort(), served.sort());
 });
 
 test('every operation has a unique operationId, a declared tag, a summary and the shared errors', async () => {
-  const { doc } = await contract();
+  const c = await contract();
+  const { doc } = c;
   const tags = new Set((doc.tags as { name: string }[]).map((tag) => tag.name));
   const ids = new Set<string>();
   for (const [path, method, op] of operations(doc)) {
@@ -68,14 +73,16 @@ test('every operation has a unique operationId, a declared tag, a summary and th
     ids.add(op.operationId!);
     assert.ok(op.tags?.length && op.tags.every((tag) => tags.has(tag)), `${where}: tags ${op.tags}`);
     assert.ok(op.summary, `${where}: summary`);
-    assert.ok(op.responses['500'], `${where}: 500`);
+    for (const s of ['405', '408', '431', '500']) assert.ok(op.responses[s], `${where}: ${s}`);
     if (method !== 'get') for (const s of ['400', '413', '415']) assert.ok(op.responses[s], `${where}: ${s}`);
     for (const name of path.match(/\{\w+\}/g) ?? []) {
       const param = op.parameters?.find((p) => p.in === 'path' && `{${p.name}}` === name);
       assert.ok(param, `${where}: path parameter ${name}`);
     }
-    for (const [status, response] of Object.entries(op.responses)) {
+    for (const status of Object.keys(op.responses)) {
+      const { response } = c.response(path, method, status)!;
       assert.ok(response.description, `${where} ${status}: description`);
+      assert.equal(response.headers?.['x-request-id']?.required, true, `${where} ${status}: X-Request-Id`);
       const schema = response.content?.['application/json']?.schema;
       if (Number(status) >= 400) {
         assert.deepEqual(schema, { $ref: '#/components/schemas/ErrorResponse' }, `${where} ${status}`);
@@ -98,7 +105,7 @@ test('request and response schemas are the ones the routes validate and serializ
     ['query:projectId', 'query:assignee', 'query:status'],
   );
   // Responses name their records: one component per record schema, the same schema the route serializes with.
-  const get = doc.paths['/api/tasks/{id}']!.get!.responses['200']!.content!['application/json']!.schema;
+  const get = (doc.paths['/api/tasks/{id}']!.get!.responses['200'] as Response).content!['application/json']!.schema;
   assert.deepEqual(get, {
     type: 'object',
     required: ['data'],
@@ -116,11 +123,12 @@ test('examples come from the sample records and match their own schemas', async 
   const c = await contract();
   const get = c.doc.paths['/api/tasks/{id}']!.get!;
   assert.equal(
-    (get.responses['200']!.content!['application/json']!.example as { data: { id: string } }).data.id,
+    ((get.responses['200'] as Response).content!['application/json']!.example as { data: { id: string } }).data.id,
     'task_001',
   );
   assert.equal(get.parameters!.find((p) => p.name === 'id')!.example, 'task_001');
-  const teams = c.doc.paths['/api/teams']!.get!.responses['200']!.content!['application/json']!.example as {
+  const teams = (c.doc.paths['/api/teams']!.get!.responses['200'] as Response).content!['application/json']!
+    .example as {
     data: object[];
   };
   assert.equal((teams.data[0] as { memberCount: number }).memberCount, 3);
@@ -133,7 +141,7 @@ test('examples come from the sample records and match their own schemas', async 
         ([type, m]) => [`${base}/requestBody/content/${escape(type)}`, m] as const,
       ),
       ...Object.entries(op.responses).flatMap(([status, r]) =>
-        Object.entries(r.content ?? {}).map(
+        Object.entries('$ref' in r ? {} : (r.content ?? {})).map(
           ([type, m]) => [`${base}/responses/${status}/content/${escape(type)}`, m] as const,
         ),
       ),
@@ -146,7 +154,141 @@ test('examples come from the sample records and match their own schemas', async 
       checked++;
     }
   }
+  for (const [name, r] of Object.entries(c.doc.components.responses ?? {})) {
+    const validate = c.validator(`/components/responses/${name}/content/application~1json/schema`);
+    assert.ok(validate(r.content!['application/json']!.example), name);
+    checked++;
+  }
   assert.ok(checked >= 60, `only ${checked} examples`);
+});
+
+test("error codes are the catalogue's: the body's `code` enum, and each error answer names codes of its status", async () => {
+  const c = await contract();
+  const schema = c.doc.components.schemas.ErrorResponse as {
+    properties: { error: { properties: { code: { enum: string[] } } } };
+  };
+  assert.deepEqual(schema.properties.error.properties.code.enum, ERROR_CODES);
+  for (const [path, method, op] of operations(c.doc)) {
+    for (const status of Object.keys(op.responses).filter((s) => Number(s) >= 400)) {
+      const { response } = c.response(path, method, status)!;
+      const named = [...response.description.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1] as keyof typeof ERROR_CATALOGUE);
+      assert.ok(named.length > 0, `${method} ${path} ${status}: ${response.description}`);
+      for (const code of named)
+        assert.equal(ERROR_CATALOGUE[code]?.status, Number(status), `${path} ${status} ${code}`);
+    }
+  }
+  const webhook400 = c.response('/api/webhooks', 'post', '400')!.response.description;
+  assert.match(webhook400, /`VALIDATION_ERROR`.*`INVALID_JSON`.*`INVALID_EVENTS`/);
+  assert.doesNotMatch(c.response('/api/tasks', 'post', '400')!.response.description, /INVALID_EVENTS/);
+  assert.doesNotMatch(c.response('/api/tasks', 'get', '400')!.response.description, /INVALID_JSON/);
+  const allow = c.doc.components.responses!.MethodNotAllowed!.headers!.allow;
+  assert.equal(allow?.required, true);
+});
+
+test('request bodies declare no `additionalProperties: false`: undeclared fields are accepted and ignored', async () => {
+  const { doc } = await contract();
+  let bodies = 0;
+  const closed = (node: unknown, at: string): string[] => {
+    if (node === null || typeof node !== 'object') return [];
+    const here = (node as { additionalProperties?: unknown }).additionalProperties === false ? [at] : [];
+    return [...here, ...Object.entries(node).flatMap(([k, v]) => closed(v, `${at}/${k}`))];
+  };
+  for (const [path, method, op] of operations(doc)) {
+    const schema = op.requestBody?.content['application/json']?.schema;
+    if (!schema) continue;
+    bodies++;
+    assert.deepEqual(closed(schema, `${method} ${path}`), []);
+  }
+  assert.ok(bodies >= 15, `only ${bodies} bodies`);
+});
+
+test('a write that reads no body documents an optional one, and the service indeed ignores one sent', async (t) => {
+  const { api } = await testApp(t);
+  const { doc } = await contract();
+  const ignored = operations(doc).filter(([, method, op]) => method !== 'get' && op.requestBody?.required !== true);
+  assert.deepEqual(
+    ignored.map(([path, method]) => `${method.toUpperCase()} ${path}`).filter((o) => !o.startsWith('DELETE')),
+    [
+      'POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      'POST /api/webhooks/{id}/ping',
+      'PATCH /api/notifications/read-all',
+      'PATCH /api/notifications/{id}/read',
+    ],
+  );
+  for (const [, , op] of ignored) {
+    assert.deepEqual(op.requestBody?.content['application/json']?.schema, {});
+  }
+  // An unknown webhook (nothing is sent): the body was read and ignored, the answer is the handler's.
+  assert.equal((await api.post('/api/webhooks/wh_999/ping', { x: 1 })).status, 404);
+  assert.equal(
+    (
+      await api.request({
+        method: 'DELETE',
+        url: '/api/comments/cmt_001',
+        payload: '{"why":1}',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).status,
+    200,
+  );
+  assert.equal((await api.patch('/api/notifications/read-all', { all: true })).status, 200);
+});
+
+test("a webhook's events are an enum of the subscribable list, in its record and in its bodies", async () => {
+  const { doc } = await contract();
+  const items = (s: object) =>
+    (s as { properties: { events: { items: { enum?: string[] } } } }).properties.events.items;
+  assert.deepEqual(items(doc.components.schemas.Webhook!).enum, SUBSCRIBABLE);
+  assert.deepEqual(items(doc.components.schemas.WebhookWithSecret!).enum, SUBSCRIBABLE);
+  for (const [path, method] of [
+    ['/api/webhooks', 'post'],
+    ['/api/webhooks/{id}', 'patch'],
+  ] as const) {
+    const body = doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
+    assert.deepEqual(items(body).enum, SUBSCRIBABLE, `${method} ${path}`);
+    assert.equal(JSON.stringify(body).includes('x-checked-enum'), false);
+  }
+});
+
+test('shared shapes are named components: list, delete and mark-all-read envelopes, the delivery record', async () => {
+  const c = await contract();
+  const schemaOf = (path: string, method: string, status: string) =>
+    c.response(path, method, status)!.response.content!['application/json']!.schema;
+  assert.deepEqual(schemaOf('/api/tasks', 'get', '200'), { $ref: '#/components/schemas/TaskList' });
+  assert.deepEqual(schemaOf('/api/teams', 'get', '200'), { $ref: '#/components/schemas/TeamSummaryList' });
+  assert.deepEqual(schemaOf('/api/activity-log', 'get', '200'), { $ref: '#/components/schemas/ActivityEntryList' });
+  assert.deepEqual(schemaOf('/api/tasks/{id}', 'delete', '200'), { $ref: '#/components/schemas/Deleted' });
+  assert.deepEqual(schemaOf('/api/notifications/read-all', 'patch', '200'), {
+    $ref: '#/components/schemas/MarkedRead',
+  });
+  assert.deepEqual(schemaOf('/api/webhooks/{id}/deliveries', 'get', '200'), {
+    $ref: '#/components/schemas/DeliveryRecordList',
+  });
+  assert.deepEqual(schemaOf('/api/webhooks/{id}/ping', 'post', '202'), {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { $ref: '#/components/schemas/DeliveryRecord' } },
+  });
+  const list = c.doc.components.schemas.ActivityEntryList as { required: string[] };
+  assert.deepEqual(list.required, ['data', 'count', 'total']);
+});
+
+test("the 412 example shows the sample record's ETag, the one the service sends for it", async (t) => {
+  const { api } = await testApp(t);
+  const c = await contract();
+  for (const [path, url] of [
+    ['/api/tasks/{id}', '/api/tasks/task_001'],
+    ['/api/notifications/{id}/read', '/api/notifications/notif_001'],
+  ] as const) {
+    const method = path.endsWith('/read') ? 'patch' : 'delete';
+    const example = c.response(path, method, '412')!.response.content!['application/json']!.example as {
+      error: { message: string };
+    };
+    const etag = /ETag is (".+")$/.exec(example.error.message)?.[1];
+    assert.ok(etag, example.error.message);
+    if (url.startsWith('/api/tasks')) assert.equal((await api.get(url)).headers.etag, etag);
+    else assert.match(etag, /^"h[0-9a-z]+"$/, 'a notification is hashed: no updatedAt');
+  }
 });
 
 /** `[path, methods]` of every route, from Fastify's printed route tree (each line adds a segment to its parent). */

@@ -12,16 +12,13 @@ import {
   patchOf,
 } from '../../schemas/common.ts';
 
-export const Member = Type.Object(
-  {
-    username: Username,
-    role: RequiredText(LIMITS.username, {
-      description: 'Free-form role such as `lead`, `engineer`, `designer`',
-      examples: ['lead'],
-    }),
-  },
-  { additionalProperties: false },
-);
+export const Member = Type.Object({
+  username: Username,
+  role: RequiredText(LIMITS.username, {
+    description: 'Free-form role such as `lead`, `engineer`, `designer`',
+    examples: ['lead'],
+  }),
+});
 export type Member = Static<typeof Member>;
 
 export const MAX_MEMBERS = 1_000;

@@ -22,7 +22,6 @@ export function checkEvents(events: readonly string[]): string[] {
   const bad = [...new Set(events.filter((e) => !SUBSCRIBABLE.includes(e)))];
   if (bad.length > 0) {
     throw new AppError(
-      400,
       'INVALID_EVENTS',
       `Unsupported event type${bad.length > 1 ? 's' : ''}: ${bad.join(', ')}`,
       bad.map((value) => ({

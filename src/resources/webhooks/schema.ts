@@ -1,5 +1,15 @@
 import { Type, type Static } from 'typebox';
-import { Body, Description, Id, LIMITS, Query, StringEnum, Timestamp, patchOf } from '../../schemas/common.ts';
+import {
+  Body,
+  CheckedEnum,
+  Description,
+  Id,
+  LIMITS,
+  Query,
+  StringEnum,
+  Timestamp,
+  patchOf,
+} from '../../schemas/common.ts';
 
 /** The event types a webhook can subscribe to (the interface's list), and `*` for all of them. */
 export const EVENT_TYPES = [
@@ -23,7 +33,7 @@ export const SUBSCRIBABLE: readonly string[] = [...EVENT_TYPES, WILDCARD];
 const publicFields = {
   id: Id('wh'),
   url: Type.String(),
-  events: Type.Array(Type.String()),
+  events: Type.Array(StringEnum(SUBSCRIBABLE)),
   active: Type.Boolean(),
   description: Type.String(),
   createdAt: Timestamp,
@@ -45,7 +55,8 @@ export const WebhookWithSecret = Type.Object({
 /** A webhook as stored. */
 export type WebhookRecord = Static<typeof WebhookWithSecret>;
 
-const Events = Type.Array(Type.String({ maxLength: 100 }), {
+// Checked by the service (checkEvents), which answers INVALID_EVENTS naming each value outside the list.
+const Events = Type.Array(CheckedEnum(SUBSCRIBABLE, 'INVALID_EVENTS', { maxLength: 100 }), {
   maxItems: 100,
   description: `Event types to receive: ${SUBSCRIBABLE.map((e) => `\`${e}\``).join(', ')}. Any other value is refused with \`INVALID_EVENTS\`; duplicates are removed.`,
 });

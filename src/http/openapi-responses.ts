@@ -1,0 +1,236 @@
+import type { TSchema } from 'typebox';
+import { etagOf } from '../core/etag.ts';
+import {
+  AppError,
+  codesOf,
+  ERROR_CATALOGUE,
+  ErrorResponse,
+  preconditionFailed,
+  validationError,
+  type ErrorCode,
+} from '../errors.ts';
+import { MarkedRead } from '../resources/notifications/schema.ts';
+import { CHECKED_ENUM, Deleted } from '../schemas/common.ts';
+import { DeliveryRecord } from '../webhooks/types.ts';
+import { sampleFor } from './openapi-docs.ts';
+
+/**
+ * Shapes several answers share, named in the document (`#/components/schemas/Deleted`): wherever a route's
+ * schema holds one of these objects, the document refers to its component instead.
+ */
+const SHARED_SHAPES: Record<string, TSchema> = { Deleted, MarkedRead, DeliveryRecord };
+const SHARED_NAMES = new Map<unknown, string>(Object.entries(SHARED_SHAPES).map(([name, s]) => [s, name]));
+
+export const sharedComponents = (): TSchema[] =>
+  Object.entries(SHARED_SHAPES).map(([name, schema]) => ({ ...schema, $id: name }));
+
+/** A reference to a shared schema, which @fastify/swagger turns into `#/components/schemas/<name>`. */
+export const componentRef = (name: string) => ({ $ref: `${name}#` });
+
+/** `schema` with each shared shape in it replaced by a reference to its component (copied only where one is). */
+export function namedShapes<T>(schema: T): T {
+  const name = SHARED_NAMES.get(schema);
+  if (name) return componentRef(name) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(schema)) {
+    const named = namedShapes(value);
+    if (named !== value)
+      (out ??= (Array.isArray(schema) ? [...schema] : { ...schema }) as Record<string, unknown>)[key] = named;
+  }
+  return (out ?? schema) as T;
+}
+
+/**
+ * A request body as the document shows it: each `CheckedEnum` with its list as an `enum` (the service refuses
+ * another value itself, with the code it names), and those codes.
+ */
+export function documentBody(schema: TSchema): { schema: TSchema; codes: ErrorCode[] } {
+  const codes: ErrorCode[] = [];
+  const walk = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map(walk);
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key !== CHECKED_ENUM) out[key] = walk(value);
+      else {
+        const checked = value as { values: readonly string[]; code: ErrorCode };
+        out.enum = [...checked.values];
+        codes.push(checked.code);
+      }
+    }
+    return out;
+  };
+  return { schema: walk(schema) as TSchema, codes };
+}
+
+/**
+ * The responses of a route with the errors any route can give added: a body can always be malformed (400),
+ * too large (413) or not JSON (415); a query string can be invalid (400); anything can fail (500). The answers
+ * of every operation that depend on no route (405, 408, 431) are added to the finished document.
+ */
+export function documentedStatuses(
+  response: Record<string, TSchema>,
+  route: { takesBody: boolean; hasQuery: boolean },
+): [string, TSchema][] {
+  const out: Record<string, TSchema> = { ...response };
+  if (route.takesBody || route.hasQuery) out[400] ??= ErrorResponse;
+  if (route.takesBody) {
+    out[413] ??= ErrorResponse;
+    out[415] ??= ErrorResponse;
+  }
+  out[500] ??= ErrorResponse;
+  return Object.entries(out).sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** Headers every response carries (required in the document). */
+export const responseHeaders = {
+  'x-request-id': { type: 'string', description: 'The request id: yours if you sent a plain token, else a new UUID' },
+};
+export const ETAG = {
+  type: 'string',
+  description: 'Version of the record: send it back in `If-None-Match` or `If-Match`',
+};
+const ALLOW = { type: 'string', description: 'The methods this path has', examples: ['GET, HEAD'] };
+
+/** What a route does with errors: whether it reads a body, and the codes its `CheckedEnum` fields answer. */
+export interface ErrorRoute {
+  takesBody: boolean;
+  checked: readonly ErrorCode[];
+}
+
+/**
+ * The codes a route answers with `status`: `INVALID_JSON` where a body is read; a 400 code other than
+ * `VALIDATION_ERROR` (such as `INVALID_EVENTS`) only where a `CheckedEnum` of the route's body names it.
+ */
+function codesFor(status: number, route: ErrorRoute): ErrorCode[] {
+  return codesOf(status).filter((code) => {
+    if (code === 'INVALID_JSON') return route.takesBody;
+    if (status === 400 && code !== 'VALIDATION_ERROR') return route.checked.includes(code);
+    return true;
+  });
+}
+
+/** An answer the route gives with `status`, for the document's example. */
+function exampleOf(status: number, url: string, codes: ErrorCode[]): AppError | undefined {
+  const samples = sampleFor(url);
+  if (status === 400) return validationError([{ field: 'title', message: 'must not be blank' }]);
+  if (status === 404 && samples) return new AppError('NOT_FOUND', samples.notFound);
+  if (status === 412 && samples) return preconditionFailed(etagOf(samples.record));
+  return codes[0] && new AppError(codes[0]);
+}
+
+/** An error response: its codes in words, its body the shared `ErrorResponse` component, an example answer. */
+export function describeErrors(status: number, url: string, route: ErrorRoute) {
+  const codes = codesFor(status, route);
+  const example = exampleOf(status, url, codes);
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}`).join('; ') || 'Error',
+    headers: responseHeaders,
+    content: {
+      'application/json': {
+        schema: componentRef('ErrorResponse'),
+        ...(example ? { example: example.toBody() } : {}),
+      },
+    },
+  };
+}
+
+type Doc = {
+  paths: Record<string, Record<string, { responses?: Record<string, Response>; requestBody?: unknown }>>;
+  components: { schemas: Record<string, unknown>; responses?: Record<string, unknown> };
+};
+type Response = {
+  headers?: Record<string, { required?: boolean }>;
+  content?: Record<string, { schema?: Record<string, unknown> }>;
+};
+
+const COMPONENT = '#/components/schemas/';
+
+/**
+ * Answers any operation can give that no route declares, once each in `components.responses`: a method the path
+ * does not have (405, with `Allow`), a request too slow (408) or with too many headers (431), the last two
+ * answered by the HTTP server itself before the connection is closed.
+ */
+const CONNECTION_ERRORS: Record<string, { status: number; about?: string; example?: AppError }> = {
+  MethodNotAllowed: {
+    status: 405,
+    about: 'a method this path does not have, instead of this operation; `Allow` lists the methods it has',
+    example: new AppError('METHOD_NOT_ALLOWED', 'PUT is not allowed on /api/activity-log/act_001'),
+  },
+  RequestTimeout: { status: 408 },
+  HeadersTooLarge: { status: 431 },
+};
+
+/** A response component in the document's final form (headers as header objects, every one of them sent). */
+function responseComponent(status: number, about?: string, example?: AppError) {
+  const headers = status === 405 ? { ...responseHeaders, allow: ALLOW } : responseHeaders;
+  const [code] = codesOf(status);
+  return {
+    description: `\`${code}\`: ${about ?? ERROR_CATALOGUE[code!].when}`,
+    headers: Object.fromEntries(
+      Object.entries(headers).map(([name, { description, ...schema }]) => [
+        name,
+        { description, required: true, schema },
+      ]),
+    ),
+    content: {
+      'application/json': {
+        schema: { $ref: `${COMPONENT}ErrorResponse` },
+        example: (example ?? new AppError(code!)).toBody(),
+      },
+    },
+  };
+}
+
+/**
+ * The last touches on the generated document: the headers every response carries are `required`; a list
+ * envelope (`{ data: [Task], count }`) is a named component (`TaskList`); every operation refers to the
+ * answers of `CONNECTION_ERRORS`; and a write without a body schema says that a body sent is ignored.
+ */
+export function finishDocument<T>(document: T): T {
+  const doc = document as Doc;
+  doc.components.responses = Object.fromEntries(
+    Object.entries(CONNECTION_ERRORS).map(([name, e]) => [name, responseComponent(e.status, e.about, e.example)]),
+  );
+  for (const item of Object.values(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method !== 'get' && !operation.requestBody) operation.requestBody = IGNORED_BODY;
+      const responses: Record<string, Response | { $ref: string }> = { ...operation.responses };
+      for (const response of Object.values(operation.responses ?? {})) {
+        for (const name of Object.keys(responseHeaders)) {
+          if (response.headers?.[name]) response.headers[name].required = true;
+        }
+        const media = response.content?.['application/json'];
+        if (media?.schema) media.schema = namedList(doc, media.schema);
+      }
+      for (const [name, { status }] of Object.entries(CONNECTION_ERRORS)) {
+        responses[status] ??= { $ref: `#/components/responses/${name}` };
+      }
+      operation.responses = Object.fromEntries(
+        Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+      ) as Record<string, Response>;
+    }
+  }
+  return document;
+}
+
+/** The body of a write that reads none: any JSON (or nothing) is accepted and ignored; another type is a 415. */
+const IGNORED_BODY = {
+  required: false,
+  description: 'None is needed: a JSON body sent is ignored',
+  content: { 'application/json': { schema: {} } },
+};
+
+/** A list envelope as a reference to its component, `<Record>List`, added to the document the first time. */
+function namedList(doc: Doc, schema: Record<string, unknown>): Record<string, unknown> {
+  const data = (schema.properties as { data?: { type?: string; items?: { $ref?: string } } } | undefined)?.data;
+  const record =
+    data?.type === 'array' && data.items?.$ref?.startsWith(COMPONENT) && data.items.$ref.slice(COMPONENT.length);
+  if (!record) return schema;
+  const name = `${record}List`;
+  const known = doc.components.schemas[name];
+  if (known === undefined) doc.components.schemas[name] = schema;
+  else if (JSON.stringify(known) !== JSON.stringify(schema)) throw new Error(`two different list shapes of ${record}`);
+  return { $ref: `${COMPONENT}${name}` };
+}
