@@ -1,13 +1,18 @@
 import { randomAlphanumeric } from '../core/runtime.ts';
 import * as data from './seed-data.ts';
-import type { Store } from './store.ts';
+import type { Collections, Store } from './store.ts';
 
 /**
  * Loads the sample records into an empty store, written straight to the store (they are history, not
  * changes made through the interface, so they publish no events). Webhook secrets are made fresh.
  */
 export async function seed(store: Store): Promise<void> {
-  await store.transaction(async (tx) => {
+  await store.transaction((tx) => seedInto(tx));
+}
+
+/** Loads the sample records through an open transaction's collections. */
+export async function seedInto(tx: Collections): Promise<void> {
+  {
     for (const r of data.teams) await tx.teams.insert(structuredClone(r));
     for (const r of data.projects) await tx.projects.insert({ ...r });
     for (const r of data.tasks) await tx.tasks.insert({ ...r });
@@ -18,5 +23,5 @@ export async function seed(store: Store): Promise<void> {
       await tx.webhooks.insert({ ...r, events: [...r.events], secret: `whsec_${randomAlphanumeric(12)}` });
     }
     for (const r of data.activity) await tx.activity.append(structuredClone(r));
-  });
+  }
 }

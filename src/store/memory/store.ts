@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ActivityEntry } from '../../resources/activity-log/schema.ts';
 import type { Comment } from '../../resources/comments/schema.ts';
 import type { Milestone } from '../../resources/milestones/schema.ts';
@@ -8,7 +7,8 @@ import type { Task } from '../../resources/tasks/schema.ts';
 import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
-import { NestedTransactionError, type Collections, type Store } from '../store.ts';
+import { TransactionScope } from '../scope.ts';
+import type { Collections, Store } from '../store.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
 import { UndoLog } from './undo.ts';
@@ -38,19 +38,19 @@ export class MemoryStore implements Store {
   readonly activity: MemoryActivityLog<ActivityEntry>;
 
   private tail: Promise<unknown> = Promise.resolve();
-  /** The transaction the current async context runs in, while it is open. */
-  private readonly current = new AsyncLocalStorage<{ open: boolean }>();
+  private readonly scope = new TransactionScope();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.activity = new MemoryActivityLog<ActivityEntry>({ max: options.activityLogMax });
   }
 
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
-    if (this.current.getStore()?.open) return Promise.reject(new NestedTransactionError());
-    const run = this.tail.then(() => {
-      const state = { open: true };
-      return this.current.run(state, () => this.atomically(work).finally(() => (state.open = false)));
-    });
+    try {
+      this.scope.assertOutside();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const run = this.tail.then(() => this.scope.run(() => this.atomically(work)));
     this.tail = run.catch(() => undefined);
     return run;
   }
