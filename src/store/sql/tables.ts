@@ -10,6 +10,8 @@ export interface Column {
   readonly field: string;
   readonly column: string;
   readonly type: ColumnType;
+  /** How the column is read, when not as it is stored. */
+  readonly read?: string;
 }
 
 export interface Table {
@@ -19,17 +21,38 @@ export interface Table {
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-function table(name: string, fields: Record<string, ColumnType>, columns: Record<string, string> = {}): Table {
+function table(
+  name: string,
+  fields: Record<string, ColumnType>,
+  columns: Record<string, string> = {},
+  reads: Record<string, string> = {},
+): Table {
   return {
     name,
-    columns: Object.entries(fields).map(([field, type]) => ({ field, column: columns[field] ?? snake(field), type })),
+    columns: Object.entries(fields).map(([field, type]) => ({
+      field,
+      column: columns[field] ?? snake(field),
+      type,
+      ...(reads[field] ? { read: reads[field] } : {}),
+    })),
   };
 }
 
 const stamps = { createdAt: 'timestamptz', updatedAt: 'timestamptz' } as const;
 
 export const TABLES = {
-  teams: table('teams', { id: 'text', name: 'text', description: 'text', members: 'jsonb', ...stamps }),
+  teams: table(
+    'teams',
+    { id: 'text', name: 'text', description: 'text', members: 'jsonb', ...stamps },
+    {},
+    // jsonb keeps an object's keys in its own order (shortest first): members are rebuilt as `json`, whose
+    // objects keep the order written, so that they read back as `{ username, role }`.
+    {
+      members:
+        `(SELECT coalesce(json_agg(json_build_object('username', m->'username', 'role', m->'role') ORDER BY i), ` +
+        `'[]') FROM jsonb_array_elements(members) WITH ORDINALITY AS e(m, i))`,
+    },
+  ),
   projects: table('projects', {
     id: 'text',
     name: 'text',
@@ -81,8 +104,8 @@ export const TABLES = {
     events: 'text[]',
     active: 'boolean',
     description: 'text',
-    ...stamps,
     secret: 'text',
+    ...stamps,
   }),
   notifications: table('notifications', {
     id: 'text',
@@ -122,6 +145,7 @@ export const RECORD_TABLES: readonly string[] = Object.values(TABLES).map((t) =>
 /** A column as the record holds it: instants in `toISOString()` form, dates `YYYY-MM-DD`, hours a number. */
 export function selectExpression(c: Column): string {
   const as = `"${c.field}"`;
+  if (c.read) return `${c.read} AS ${as}`;
   switch (c.type) {
     case 'timestamptz':
       return `to_char(${c.column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${as}`;
