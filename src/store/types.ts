@@ -14,8 +14,8 @@ export interface Entity {
  * - `null` matches records whose field is null (an unassigned task, a project without a team);
  * - on an array field, a value matches records whose array holds it (a webhook subscribed to `task.created`);
  * - an `AnyOf` matches any one of its values, each as above (`new AnyOf('task.created', '*')`);
- * - an undefined condition is ignored (a query parameter that was not sent).
- * Only fields of the record may be named; the SQL store refuses any other.
+ * - an undefined condition is ignored (a query parameter that was not sent);
+ * - a condition on a field the records do not have matches nothing.
  */
 export type Filter<T> = { readonly [K in keyof T]?: unknown };
 

@@ -118,6 +118,8 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
         assert.deepEqual(await list({ assignee: null, status: 'done' }), []);
         assert.deepEqual(await list({ status: undefined, assignee: undefined }), ['1', '2', '3', '4']);
         assert.deepEqual(await list({ projectId: 'nope' }), []);
+        assert.deepEqual(await list({ noSuchField: 'x' }), []);
+        assert.deepEqual(await list({ noSuchField: undefined }), ['1', '2', '3', '4']);
       });
 
       test('filters on booleans, dates and numbers', async () => {

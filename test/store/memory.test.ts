@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryActivityLog } from '../../src/store/memory/activity-log.ts';
+import { openStore } from '../../src/store/index.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
+import * as data from '../../src/store/seed-data.ts';
 import { storeContract } from './contract.ts';
 import { T, activity } from './records.ts';
 
@@ -69,6 +71,17 @@ describe('memory store: the activity log keeps at most activityLogMax entries', 
     assert.equal((await store.activity.get('a'))?.id, 'a');
     await store.activity.append(activity('c', T(3)));
     assert.deepEqual(await idsOf(store.activity), [['c', 'b'], 2]);
+  });
+
+  test('openStore with neither folder nor server: a memory store with the sample records, bounded as asked', async () => {
+    const store = await openStore({ activityLogMax: 4 });
+    assert.ok(store instanceof MemoryStore);
+    assert.deepEqual(await store.tasks.list(), data.tasks);
+    assert.deepEqual(
+      (await store.activity.query({ filter: {} })).items.map((e) => e.id),
+      ['act_010', 'act_009', 'act_008', 'act_007'],
+    );
+    assert.equal(((await openStore()) as MemoryStore).activity.max, 1_000_000);
   });
 
   test('the default bound is 1,000,000', () => {

@@ -43,15 +43,14 @@ export class TableSql {
 
   /**
    * The WHERE conditions of a filter (types.ts `Filter`), its parameters numbered from `params.length + 1`.
-   * A field the table does not have is refused.
+   * A field the records do not have matches nothing, as in memory.
    */
   where(filter: object, params: unknown[]): string[] {
     const conditions: string[] = [];
     for (const [field, value] of Object.entries(filter)) {
       if (value === undefined) continue;
       const c = this.byField.get(field);
-      if (!c) throw new Error(`${this.table.name} has no field ${field}`);
-      conditions.push(condition(c, value, params));
+      conditions.push(c ? condition(c, value, params) : 'FALSE');
     }
     return conditions;
   }
