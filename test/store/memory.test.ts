@@ -73,6 +73,22 @@ describe('memory store: the activity log keeps at most activityLogMax entries', 
     assert.deepEqual(await idsOf(store.activity), [['c', 'b'], 2]);
   });
 
+  test('a rollback after an append outside the transaction dropped more: the failure still passes on', async () => {
+    const store = new MemoryStore({ activityLogMax: 2 });
+    await store.activity.append(activity('a', T(1)));
+    await store.activity.append(activity('b', T(2)));
+    const failure = new Error('undo');
+    await assert.rejects(
+      store.transaction(async (tx) => {
+        await tx.activity.append(activity('c', T(3)));
+        await store.activity.append(activity('d', T(4))); // not through the transaction
+        throw failure;
+      }),
+      (error) => error === failure,
+    );
+    assert.deepEqual(await idsOf(store.activity), [['d'], 1]);
+  });
+
   test('openStore with neither folder nor server: a memory store with the sample records, bounded as asked', async () => {
     const store = await openStore({ activityLogMax: 4 });
     assert.ok(store instanceof MemoryStore);
