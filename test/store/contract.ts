@@ -383,6 +383,19 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
         assert.deepEqual(ids(await store.tasks.list()), ['t1']);
       });
 
+      test('failed transactions give back what they hold: many in a row, then one that succeeds', async () => {
+        for (let i = 0; i < 25; i++) {
+          await assert.rejects(
+            store.transaction(async (tx) => {
+              await tx.projects.insert(project(`p${i}`));
+              throw new Error('undo');
+            }),
+          );
+        }
+        await store.transaction((tx) => tx.projects.insert(project('p_ok')));
+        assert.deepEqual(ids(await store.projects.list()), ['p_ok']);
+      });
+
       test('transactions do not nest: a call inside one is refused, the outer one goes on', async () => {
         const outcome = await store.transaction(async (tx) => {
           await tx.projects.insert(project('p1'));
