@@ -12,16 +12,14 @@ export async function seed(store: Store): Promise<void> {
 
 /** Loads the sample records through an open transaction's collections. */
 export async function seedInto(tx: Collections): Promise<void> {
-  {
-    for (const r of data.teams) await tx.teams.insert(structuredClone(r));
-    for (const r of data.projects) await tx.projects.insert({ ...r });
-    for (const r of data.tasks) await tx.tasks.insert({ ...r });
-    for (const r of data.comments) await tx.comments.insert({ ...r });
-    for (const r of data.milestones) await tx.milestones.insert({ ...r });
-    for (const r of data.timeEntries) await tx.timeEntries.insert({ ...r });
-    for (const r of data.webhooks) {
-      await tx.webhooks.insert({ ...r, events: [...r.events], secret: `whsec_${randomAlphanumeric(12)}` });
-    }
-    for (const r of data.activity) await tx.activity.append(structuredClone(r));
+  for (const r of data.teams) await tx.teams.insert(structuredClone(r));
+  for (const r of data.projects) await tx.projects.insert({ ...r });
+  for (const r of data.tasks) await tx.tasks.insert({ ...r });
+  for (const r of data.comments) await tx.comments.insert({ ...r });
+  for (const r of data.milestones) await tx.milestones.insert({ ...r });
+  for (const r of data.timeEntries) await tx.timeEntries.insert({ ...r });
+  for (const r of data.webhooks) {
+    await tx.webhooks.insert({ ...r, events: [...r.events], secret: `whsec_${randomAlphanumeric(12)}` });
   }
+  for (const r of data.activity) await tx.activity.append(structuredClone(r));
 }

@@ -57,13 +57,15 @@ export class TableSql {
 }
 
 function condition(c: Column, value: unknown, params: unknown[]): string {
+  // An object or a list of objects (a team's members, an entry's metadata) equals no value, as in memory.
+  if (c.type === 'jsonb') return 'FALSE';
   const array = c.type === 'text[]';
-  const element = array ? 'text' : c.type === 'jsonb' ? 'text' : c.type;
+  const element: Column['type'] = array ? 'text' : c.type;
   if (value instanceof AnyOf) {
     const values = value.values.filter((v) => v !== null && v !== undefined);
     const parts: string[] = [];
     if (values.length > 0) {
-      params.push(values.map((v) => toParameter({ ...c, type: element as Column['type'] }, v)));
+      params.push(values.map((v) => toParameter({ ...c, type: element }, v)));
       parts.push(
         array ? `${c.column} && $${params.length}::text[]` : `${c.column} = ANY($${params.length}::${element}[])`,
       );
