@@ -1,22 +1,25 @@
 import { randomAlphanumeric } from '../core/runtime.ts';
 import * as data from './seed-data.ts';
-import type { Store } from './store.ts';
+import type { Collections, Store } from './store.ts';
 
 /**
  * Loads the sample records into an empty store, written straight to the store (they are history, not
  * changes made through the interface, so they publish no events). Webhook secrets are made fresh.
  */
 export async function seed(store: Store): Promise<void> {
-  await store.transaction(async (tx) => {
-    for (const r of data.teams) await tx.teams.insert(structuredClone(r));
-    for (const r of data.projects) await tx.projects.insert({ ...r });
-    for (const r of data.tasks) await tx.tasks.insert({ ...r });
-    for (const r of data.comments) await tx.comments.insert({ ...r });
-    for (const r of data.milestones) await tx.milestones.insert({ ...r });
-    for (const r of data.timeEntries) await tx.timeEntries.insert({ ...r });
-    for (const r of data.webhooks) {
-      await tx.webhooks.insert({ ...r, events: [...r.events], secret: `whsec_${randomAlphanumeric(12)}` });
-    }
-    for (const r of data.activity) await tx.activity.append(structuredClone(r));
-  });
+  await store.transaction((tx) => seedInto(tx));
+}
+
+/** Loads the sample records through an open transaction's collections. */
+export async function seedInto(tx: Collections): Promise<void> {
+  for (const r of data.teams) await tx.teams.insert(structuredClone(r));
+  for (const r of data.projects) await tx.projects.insert({ ...r });
+  for (const r of data.tasks) await tx.tasks.insert({ ...r });
+  for (const r of data.comments) await tx.comments.insert({ ...r });
+  for (const r of data.milestones) await tx.milestones.insert({ ...r });
+  for (const r of data.timeEntries) await tx.timeEntries.insert({ ...r });
+  for (const r of data.webhooks) {
+    await tx.webhooks.insert({ ...r, events: [...r.events], secret: `whsec_${randomAlphanumeric(12)}` });
+  }
+  for (const r of data.activity) await tx.activity.append(structuredClone(r));
 }

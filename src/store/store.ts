@@ -9,7 +9,10 @@ import type { TimeEntry } from '../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
 import type { ActivityLog, Collection } from './types.ts';
 
-/** Every collection of the service: what a transaction sees and works on. */
+/**
+ * Every collection of the service: what a transaction sees and works on. Each is a `Collection` (or the
+ * `ActivityLog`) with the behaviour written in types.ts, the same on every store (test/store/contract.ts).
+ */
 export interface Collections {
   readonly projects: Collection<Project>;
   readonly tasks: Collection<Task>;
@@ -22,12 +25,29 @@ export interface Collections {
   readonly activity: ActivityLog<ActivityEntry>;
 }
 
-/** The collections, read outside any transaction, and the one way to change several of them together. */
+/**
+ * The collections, read outside any transaction, and the one way to change several of them together.
+ * Implementations: memory/store.ts (the default) and sql/store.ts (PostgreSQL, server or embedded).
+ */
 export interface Store extends Collections {
   /**
    * Runs `work` with exclusive write access: the checks it makes (a referenced record exists) still hold
    * when it writes, and a multi-record change (a cascade delete) is never seen half done by another write.
+   *
+   * Atomic: when `work` throws (or rejects), none of its writes remain, and the error is passed on; otherwise all
+   * of them are kept. Transactions do not nest: calling `transaction` while one is open in the same async context
+   * (from inside `work`) rejects with `NestedTransactionError`; `work` uses the `tx` it is given. Writes go through
+   * `tx`, never through the store's own collections, while a transaction is open.
    */
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R>;
+  /** Releases what the store holds (connections, files); the store is not used afterwards. */
   close(): Promise<void>;
+}
+
+/** `transaction` called inside a transaction. */
+export class NestedTransactionError extends Error {
+  constructor() {
+    super('transactions do not nest: use the collections the open transaction was given');
+    this.name = 'NestedTransactionError';
+  }
 }

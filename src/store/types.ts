@@ -1,6 +1,7 @@
 /**
- * Storage interfaces. Services talk only to these; the in-memory implementation is the default and a
- * database one can replace it without touching routes or services. Every method is async for that reason.
+ * Storage interfaces. Services talk only to these; the in-memory implementation is the default and the SQL one
+ * (PostgreSQL, server or embedded) replaces it without touching routes or services. Every method is async for
+ * that reason. test/store/contract.ts holds every store to what is written here.
  */
 
 export interface Entity {
@@ -8,8 +9,13 @@ export interface Entity {
 }
 
 /**
- * Exact-match conditions on a record's fields. On an array field, a condition matches records whose array
- * holds the value. An `AnyOf` condition matches any of its values. Undefined conditions are ignored.
+ * Exact-match conditions on a record's fields, all of which must hold:
+ * - a value matches records whose field equals it (strings, numbers, booleans);
+ * - `null` matches records whose field is null (an unassigned task, a project without a team);
+ * - on an array field, a value matches records whose array holds it (a webhook subscribed to `task.created`);
+ * - an `AnyOf` matches any one of its values, each as above (`new AnyOf('task.created', '*')`);
+ * - an undefined condition is ignored (a query parameter that was not sent);
+ * - a condition on a field the records do not have matches nothing.
  */
 export type Filter<T> = { readonly [K in keyof T]?: unknown };
 
@@ -21,14 +27,21 @@ export class AnyOf {
   }
 }
 
-/** A keyed set of records of one kind. Records are treated as immutable values: an update stores a new object. */
+/**
+ * A keyed set of records of one kind. Records are treated as immutable values: an update stores a new object.
+ * A record read back is deep-equal to the one written (timestamps in `toISOString()` form, dates `YYYY-MM-DD`).
+ */
 export interface Collection<T extends Entity> {
   get(id: string): Promise<T | undefined>;
-  /** Records matching every condition, oldest first (insertion order). */
+  /**
+   * Records matching every condition, in creation order (the order of `insert`, oldest first). `replace` keeps a
+   * record's place; a record deleted and inserted again goes last.
+   */
   list(filter?: Filter<T>): Promise<T[]>;
   count(): Promise<number>;
+  /** Adds a record; rejects when its id is taken. */
   insert(record: T): Promise<void>;
-  /** Replaces the record with the same id; the record must exist. */
+  /** Replaces the record with the same id; rejects when there is none. */
   replace(record: T): Promise<void>;
   /** Removes the record; false when there was none. */
   delete(id: string): Promise<boolean>;
@@ -51,7 +64,10 @@ export interface ActivityRecord extends Entity {
   readonly resourceId: string;
 }
 
-/** The append-only activity log: no update, no delete; read newest first. */
+/**
+ * The append-only activity log: no update, no delete; read newest first. The memory store keeps at most its
+ * `ACTIVITY_LOG_MAX` newest entries; the SQL store keeps every entry.
+ */
 export interface ActivityLog<T extends ActivityRecord> {
   get(id: string): Promise<T | undefined>;
   append(entry: T): Promise<void>;

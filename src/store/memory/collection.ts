@@ -14,6 +14,8 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   private readonly slots: (T | undefined)[] = [];
   private readonly ranks = new Map<string, number>();
   private deleted = 0;
+  /** While true, deletions leave their gaps (no compaction), so ranks read by `rankOf` stay valid for `restore`. */
+  private held = false;
   private readonly indexes = new Map<keyof T, Map<unknown, Set<string>>>();
 
   constructor(indexed: readonly (keyof T)[] = []) {
@@ -87,8 +89,33 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     this.indexRemove(previous);
     this.ranks.delete(id);
     this.slots[rank] = undefined;
-    if (++this.deleted > 64 && this.deleted * 2 > this.slots.length) this.closeGaps();
+    this.deleted++;
+    if (!this.held) this.compactIfSparse();
     return true;
+  }
+
+  /** The record's place in the insertion order, for `restore`. */
+  rankOf(id: string): number | undefined {
+    return this.ranks.get(id);
+  }
+
+  /** Puts a deleted record back in the place it had (its `rankOf` before the delete), as a rollback does. */
+  restore(record: T, rank: number): void {
+    if (this.ranks.has(record.id) || this.slots[rank] !== undefined) throw new Error(`cannot restore ${record.id}`);
+    this.slots[rank] = record;
+    this.ranks.set(record.id, rank);
+    this.deleted--;
+    this.indexAdd(record);
+  }
+
+  /** Holds the ranks fixed (a transaction that may roll back is open) or releases them. */
+  hold(held: boolean): void {
+    this.held = held;
+    if (!held) this.compactIfSparse();
+  }
+
+  private compactIfSparse(): void {
+    if (this.deleted > 64 && this.deleted * 2 > this.slots.length) this.closeGaps();
   }
 
   private record(id: string): T | undefined {

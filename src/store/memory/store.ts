@@ -7,13 +7,24 @@ import type { Task } from '../../resources/tasks/schema.ts';
 import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
-import type { Store } from '../store.ts';
+import { TransactionScope } from '../scope.ts';
+import type { Collections, Store } from '../store.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
+import { UndoLog } from './undo.ts';
+
+export interface MemoryStoreOptions {
+  /** At most this many activity entries are kept, the oldest dropped (`ACTIVITY_LOG_MAX`); default 1,000,000. */
+  activityLogMax?: number;
+}
 
 /**
  * The in-memory store: the default, emptied at every start. Each collection indexes the fields its list
- * filters and its cascades look up. Writers are serialized by a promise chain; readers never wait.
+ * filters and its cascades look up. Writers are serialized by a promise chain; readers never wait, so a read
+ * outside a transaction may see the writes of one still running.
+ *
+ * A transaction works on views of the collections that note how to undo each write; when its work throws, the
+ * writes are undone newest first, which leaves every record, and the insertion order, as it was.
  */
 export class MemoryStore implements Store {
   readonly projects = new MemoryCollection<Project>(['status', 'teamId']);
@@ -24,15 +35,62 @@ export class MemoryStore implements Store {
   readonly timeEntries = new MemoryCollection<TimeEntry>(['taskId', 'username', 'date']);
   readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events']);
   readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read']);
-  readonly activity = new MemoryActivityLog<ActivityEntry>();
+  readonly activity: MemoryActivityLog<ActivityEntry>;
 
   private tail: Promise<unknown> = Promise.resolve();
+  private readonly scope = new TransactionScope();
 
-  transaction<R>(work: (tx: Store) => Promise<R>): Promise<R> {
-    const run = this.tail.then(() => work(this));
+  constructor(options: MemoryStoreOptions = {}) {
+    this.activity = new MemoryActivityLog<ActivityEntry>({ max: options.activityLogMax });
+  }
+
+  transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    try {
+      this.scope.assertOutside();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const run = this.tail.then(() => this.scope.run(() => this.atomically(work)));
     this.tail = run.catch(() => undefined);
     return run;
   }
 
   async close(): Promise<void> {}
+
+  private async atomically<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    const undo = new UndoLog();
+    const holders = [...this.collections(), this.activity];
+    for (const h of holders) h.hold(true);
+    try {
+      return await work({
+        projects: undo.collection(this.projects),
+        tasks: undo.collection(this.tasks),
+        teams: undo.collection(this.teams),
+        comments: undo.collection(this.comments),
+        milestones: undo.collection(this.milestones),
+        timeEntries: undo.collection(this.timeEntries),
+        webhooks: undo.collection(this.webhooks),
+        notifications: undo.collection(this.notifications),
+        activity: undo.activityLog(this.activity),
+      });
+    } catch (error) {
+      undo.rollBack();
+      throw error;
+    } finally {
+      for (const h of holders) h.hold(false);
+    }
+  }
+
+  private collections(): MemoryCollection<{ id: string }>[] {
+    return [
+      this.projects,
+      this.tasks,
+      this.teams,
+      this.comments,
+      this.milestones,
+      this.timeEntries,
+      this.webhooks,
+      this.notifications,
+    ] as unknown as MemoryCollection<{ id: string }>[];
+  }
 }

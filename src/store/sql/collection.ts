@@ -1,0 +1,157 @@
+import { AnyOf, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
+import type { Collection, Entity, Filter } from '../types.ts';
+import type { SqlClient } from './driver.ts';
+import { parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
+
+/** The statements of one table, written once. */
+export class TableSql {
+  readonly select: string;
+  readonly get: string;
+  readonly count: string;
+  readonly insert: string;
+  readonly update: string;
+  readonly delete: string;
+  private readonly byField: Map<string, Column>;
+
+  constructor(readonly table: Table) {
+    const { name, columns } = table;
+    this.byField = new Map(columns.map((c) => [c.field, c]));
+    this.select = `SELECT ${columns.map(selectExpression).join(', ')} FROM ${name}`;
+    this.get = `${this.select} WHERE id = $1`;
+    this.count = `SELECT count(*)::int AS n FROM ${name}`;
+    this.insert =
+      `INSERT INTO ${name} (${columns.map((c) => c.column).join(', ')}) ` +
+      `VALUES (${columns.map((c, i) => parameter(c, i + 1)).join(', ')})`;
+    const rest = columns.filter((c) => c.field !== 'id');
+    this.update =
+      `UPDATE ${name} SET ${rest.map((c, i) => `${c.column} = ${parameter(c, i + 2)}`).join(', ')} ` +
+      `WHERE id = $1 RETURNING 1`;
+    this.delete = `DELETE FROM ${name} WHERE id = $1 RETURNING 1`;
+  }
+
+  /** The parameters of `insert` for a record. */
+  values(record: object): unknown[] {
+    const r = record as Record<string, unknown>;
+    return this.table.columns.map((c) => toParameter(c, r[c.field]));
+  }
+
+  /** The parameters of `update` for a record: its id, then the other columns. */
+  updateValues(record: object): unknown[] {
+    const r = record as Record<string, unknown>;
+    return [r.id, ...this.table.columns.filter((c) => c.field !== 'id').map((c) => toParameter(c, r[c.field]))];
+  }
+
+  /**
+   * The WHERE conditions of a filter (types.ts `Filter`), its parameters numbered from `params.length + 1`.
+   * A field the records do not have matches nothing, as in memory.
+   */
+  where(filter: object, params: unknown[]): string[] {
+    const conditions: string[] = [];
+    for (const [field, value] of Object.entries(filter)) {
+      if (value === undefined) continue;
+      const c = this.byField.get(field);
+      conditions.push(c ? condition(c, value, params) : 'FALSE');
+    }
+    return conditions;
+  }
+}
+
+function condition(c: Column, value: unknown, params: unknown[]): string {
+  // An object or a list of objects (a team's members, an entry's metadata) equals no value, as in memory.
+  if (c.type === 'jsonb') return 'FALSE';
+  const array = c.type === 'text[]';
+  const element: Column['type'] = array ? 'text' : c.type;
+  if (value instanceof AnyOf) {
+    const values = value.values.filter((v) => v !== null && v !== undefined);
+    const parts: string[] = [];
+    if (values.length > 0) {
+      params.push(values.map((v) => toParameter({ ...c, type: element }, v)));
+      parts.push(
+        array ? `${c.column} && $${params.length}::text[]` : `${c.column} = ANY($${params.length}::${element}[])`,
+      );
+    }
+    if (values.length < value.values.length) parts.push(`${c.column} IS NULL`);
+    return parts.length === 0 ? 'FALSE' : `(${parts.join(' OR ')})`;
+  }
+  if (value === null) return `${c.column} IS NULL`;
+  if (array) {
+    params.push(value);
+    return `$${params.length}::text = ANY(${c.column})`;
+  }
+  params.push(toParameter(c, value));
+  return `${c.column} = ${parameter(c, params.length)}`;
+}
+
+/** A collection in its table. `seq` keeps the creation order, which an UPDATE leaves alone. */
+export class SqlCollection<T extends Entity> implements Collection<T> {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly sql: TableSql,
+  ) {}
+
+  async get(id: string): Promise<T | undefined> {
+    return (await this.db.query<T>(this.sql.get, [id]))[0];
+  }
+
+  async list(filter: Filter<T> = {}): Promise<T[]> {
+    const params: unknown[] = [];
+    const where = this.sql.where(filter, params);
+    const text = `${this.sql.select}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`;
+    return this.db.query<T>(text, params);
+  }
+
+  async count(): Promise<number> {
+    return (await this.db.query<{ n: number }>(this.sql.count))[0]!.n;
+  }
+
+  async insert(record: T): Promise<void> {
+    await this.db.query(this.sql.insert, this.sql.values(record));
+  }
+
+  async replace(record: T): Promise<void> {
+    const rows = await this.db.query(this.sql.update, this.sql.updateValues(record));
+    if (rows.length === 0) throw new Error(`no record ${record.id}`);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.query(this.sql.delete, [id])).length > 0;
+  }
+}
+
+/** The activity log in its table, read newest first: by time, then by append order (`seq`). */
+export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly sql: TableSql,
+  ) {}
+
+  async get(id: string): Promise<T | undefined> {
+    return (await this.db.query<T>(this.sql.get, [id]))[0];
+  }
+
+  async append(entry: T): Promise<void> {
+    await this.db.query(this.sql.insert, this.sql.values(entry));
+  }
+
+  async count(): Promise<number> {
+    return (await this.db.query<{ n: number }>(this.sql.count))[0]!.n;
+  }
+
+  async query(q: ActivityQuery): Promise<{ items: T[]; total: number }> {
+    const params: unknown[] = [];
+    const where = this.sql.where(q.filter, params);
+    if (q.since !== undefined)
+      where.push(`occurred_at >= $${params.push(new Date(q.since).toISOString())}::timestamptz`);
+    if (q.until !== undefined)
+      where.push(`occurred_at <= $${params.push(new Date(q.until).toISOString())}::timestamptz`);
+    const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
+    const [items, counted] = await Promise.all([
+      q.limit === 0
+        ? Promise.resolve([] as T[])
+        : this.db.query<T>(`${this.sql.select}${clause} ORDER BY occurred_at DESC, seq DESC${limit}`, params),
+      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.sql.table.name}${clause}`, params),
+    ]);
+    return { items, total: counted[0]!.n };
+  }
+}

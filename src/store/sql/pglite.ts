@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { SqlClient, SqlDriver } from './driver.ts';
+
+/**
+ * The embedded PostgreSQL (`@electric-sql/pglite`): the database in a folder (created if missing), or in memory
+ * when no folder is given (tests). One connection, so one statement at a time; a transaction holds it to its end,
+ * which is what makes its writes exclusive here. One process at a time may open a folder.
+ */
+export class PgliteDriver implements SqlDriver {
+  readonly kind = 'embedded';
+
+  private constructor(private readonly db: PGlite) {}
+
+  static async open(dataDir?: string): Promise<PgliteDriver> {
+    if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+    const db = dataDir === undefined ? new PGlite() : new PGlite(dataDir);
+    await db.waitReady;
+    return new PgliteDriver(db);
+  }
+
+  async query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return (await this.db.query<R>(text, params as unknown[])).rows;
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.db.exec(script);
+  }
+
+  transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
+    return this.db.transaction((tx) =>
+      work({
+        query: async <T extends object>(text: string, params?: readonly unknown[]) =>
+          (await tx.query<T>(text, params as unknown[])).rows,
+        exec: async (script: string) => void (await tx.exec(script)),
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

@@ -1,0 +1,116 @@
+import type { ActivityEntry } from '../../resources/activity-log/schema.ts';
+import type { Comment } from '../../resources/comments/schema.ts';
+import type { Milestone } from '../../resources/milestones/schema.ts';
+import type { Notification } from '../../resources/notifications/schema.ts';
+import type { Project } from '../../resources/projects/schema.ts';
+import type { Task } from '../../resources/tasks/schema.ts';
+import type { Team } from '../../resources/teams/schema.ts';
+import type { TimeEntry } from '../../resources/time-entries/schema.ts';
+import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
+import { TransactionScope } from '../scope.ts';
+import { seedInto } from '../seed.ts';
+import type { Collections, Store } from '../store.ts';
+import type { ActivityLog, Collection } from '../types.ts';
+import type { SqlClient, SqlDriver } from './driver.ts';
+import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
+import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
+
+const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
+  keyof typeof TABLES,
+  TableSql
+>;
+
+/** The collections over one database connection (or the pool). */
+function collectionsOn(db: SqlClient): Collections {
+  return {
+    projects: new SqlCollection<Project>(db, SQL.projects),
+    tasks: new SqlCollection<Task>(db, SQL.tasks),
+    teams: new SqlCollection<Team>(db, SQL.teams),
+    comments: new SqlCollection<Comment>(db, SQL.comments),
+    milestones: new SqlCollection<Milestone>(db, SQL.milestones),
+    timeEntries: new SqlCollection<TimeEntry>(db, SQL.timeEntries),
+    webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
+    notifications: new SqlCollection<Notification>(db, SQL.notifications),
+    activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity),
+  };
+}
+
+/**
+ * The store in PostgreSQL, a server or the embedded one: the same SQL on both (see driver.ts). The schema is the
+ * migrations' (migrate.ts); the store expects it applied.
+ *
+ * Exclusive writes: every transaction first takes one transaction-level advisory lock (`pg_advisory_xact_lock`),
+ * held to its COMMIT or ROLLBACK, so transactions run one at a time across every instance sharing the database,
+ * as the memory store's do. Simple and correct; finer locking (row locks) can replace it where it pays. Reads
+ * outside a transaction take no lock and see only committed data.
+ */
+export class SqlStore implements Store {
+  readonly projects: Collection<Project>;
+  readonly tasks: Collection<Task>;
+  readonly teams: Collection<Team>;
+  readonly comments: Collection<Comment>;
+  readonly milestones: Collection<Milestone>;
+  readonly timeEntries: Collection<TimeEntry>;
+  readonly webhooks: Collection<WebhookRecord>;
+  readonly notifications: Collection<Notification>;
+  readonly activity: ActivityLog<ActivityEntry>;
+  private readonly scope = new TransactionScope();
+
+  constructor(readonly driver: SqlDriver) {
+    const c = collectionsOn(driver);
+    this.projects = c.projects;
+    this.tasks = c.tasks;
+    this.teams = c.teams;
+    this.comments = c.comments;
+    this.milestones = c.milestones;
+    this.timeEntries = c.timeEntries;
+    this.webhooks = c.webhooks;
+    this.notifications = c.notifications;
+    this.activity = c.activity;
+  }
+
+  transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    return this.exclusive((_, tx) => work(tx));
+  }
+
+  /**
+   * Loads the sample records when the store has never been seeded and holds no record; with `reset`, first
+   * empties every table (the sample records come back, the webhooks with fresh secrets). One transaction under
+   * the write lock: of two instances starting together, one seeds and the other finds it done. Answers whether
+   * it loaded them.
+   */
+  async seed(options: { reset?: boolean } = {}): Promise<boolean> {
+    return this.exclusive(async (client, tx) => {
+      if (options.reset) {
+        await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')} RESTART IDENTITY`);
+      } else {
+        const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +
+            `NOT (${RECORD_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(' OR ')}) AS empty`,
+        );
+        if (state!.seeded || !state!.empty) return false;
+      }
+      await seedInto(tx);
+      await client.query(
+        `INSERT INTO store_state (key, value) VALUES ('seeded', $1) ON CONFLICT (key) DO UPDATE SET value = $1`,
+        [new Date().toISOString()],
+      );
+      return true;
+    });
+  }
+
+  /** A transaction under the write lock, with its connection and its collections. */
+  private async exclusive<R>(work: (client: SqlClient, tx: Collections) => Promise<R>): Promise<R> {
+    this.scope.assertOutside();
+    return this.scope.run(() =>
+      this.driver.transaction(async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK.namespace, LOCK.writes]);
+        return work(client, collectionsOn(client));
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+}

@@ -1,0 +1,306 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore, type StoreOptions } from '../../src/store/index.ts';
+import * as data from '../../src/store/seed-data.ts';
+import type { SqlDriver } from '../../src/store/sql/driver.ts';
+import { migrate, migrations } from '../../src/store/sql/migrate.ts';
+import { SqlStore } from '../../src/store/sql/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { comment, milestone, project, task, team, timeEntry, webhook } from './records.ts';
+
+/** A new, empty database: a driver on it, or how to open it as a store (one or the other). */
+export interface Fresh {
+  options(): Promise<StoreOptions>;
+  driver(): Promise<SqlDriver>;
+}
+
+export interface SqlTarget {
+  fresh(): Promise<Fresh>;
+  /** Whether two instances may open one database at once (a server: yes; an embedded folder: one process). */
+  readonly shared: boolean;
+  cleanUp(): Promise<void>;
+}
+
+const SAMPLE = {
+  teams: data.teams,
+  projects: data.projects,
+  tasks: data.tasks,
+  comments: data.comments,
+  milestones: data.milestones,
+  timeEntries: data.timeEntries,
+} as const;
+
+async function assertSample(store: Store): Promise<void> {
+  for (const [kind, records] of Object.entries(SAMPLE)) {
+    assert.deepEqual(await store[kind as keyof typeof SAMPLE].list(), records, kind);
+  }
+  const hooks = await store.webhooks.list();
+  assert.deepEqual(
+    hooks.map(({ secret: _, ...rest }) => rest),
+    data.webhooks,
+  );
+  for (const h of hooks) assert.match(h.secret, /^whsec_[A-Za-z0-9]{12}$/);
+  assert.deepEqual((await store.activity.query({ filter: {} })).items, [...data.activity].reverse());
+  assert.equal(await store.notifications.count(), 0);
+}
+
+/** What only the SQL store has to show: its schema, its migrations, its seeding. */
+export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
+  describe(`SQL store: ${name}`, { skip: skip ?? false }, () => {
+    after(() => target.cleanUp());
+
+    describe('migrations', () => {
+      test('each applied once, in order, recorded in schema_migrations', async () => {
+        const driver = await (await target.fresh()).driver();
+        try {
+          const all = migrations().map((m) => m.version);
+          assert.deepEqual(all.slice(0, 1), [1]);
+          assert.deepEqual(await migrate(driver), all);
+          assert.deepEqual(await migrate(driver), []);
+          const rows = await driver.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY 1');
+          assert.deepEqual(
+            rows.map((r) => r.version),
+            all,
+          );
+        } finally {
+          await driver.close();
+        }
+      });
+
+      test('two migrations started together on an empty database do not collide', async () => {
+        const fresh = await target.fresh();
+        const first = await fresh.driver();
+        const second = target.shared ? await fresh.driver() : first;
+        try {
+          const applied = await Promise.all([migrate(first), migrate(second), migrate(first)]);
+          assert.deepEqual(
+            applied.flat().sort(),
+            migrations().map((m) => m.version),
+          );
+          const [row] = await first.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
+          assert.equal(row!.n, migrations().length);
+        } finally {
+          await first.close();
+          if (second !== first) await second.close();
+        }
+      });
+
+      test('a failing migration leaves nothing applied', async () => {
+        const driver = await (await target.fresh()).driver();
+        try {
+          const broken = [...migrations(), { version: 999, name: 'broken', sql: 'CREATE TABLE x (); SELECT nope;' }];
+          await assert.rejects(migrate(driver, broken));
+          const [row] = await driver.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM information_schema.tables
+             WHERE table_schema = current_schema() AND table_name IN ('tasks', 'x')`,
+          );
+          assert.equal(row!.n, 0);
+        } finally {
+          await driver.close();
+        }
+      });
+    });
+
+    describe('schema', () => {
+      async function withStore(work: (store: SqlStore) => Promise<void>): Promise<void> {
+        const driver = await (await target.fresh()).driver();
+        try {
+          await migrate(driver);
+          await work(new SqlStore(driver));
+        } finally {
+          await driver.close();
+        }
+      }
+
+      test('columns have real types: timestamptz(3), date, numeric, jsonb, text[], boolean', async () => {
+        await withStore(async (store) => {
+          const rows = await store.driver.query<{ t: string; c: string; type: string; p: number | null }>(
+            `SELECT table_name AS t, column_name AS c, data_type AS type, datetime_precision AS p
+             FROM information_schema.columns WHERE table_schema = current_schema()`,
+          );
+          const type = (t: string, c: string) => rows.find((r) => r.t === t && r.c === c);
+          assert.deepEqual(type('tasks', 'created_at'), {
+            t: 'tasks',
+            c: 'created_at',
+            type: 'timestamp with time zone',
+            p: 3,
+          });
+          assert.equal(type('milestones', 'due_date')?.type, 'date');
+          assert.equal(type('time_entries', 'hours')?.type, 'numeric');
+          assert.equal(type('activity_log', 'metadata')?.type, 'jsonb');
+          assert.equal(type('teams', 'members')?.type, 'jsonb');
+          assert.equal(type('webhooks', 'events')?.type, 'ARRAY');
+          assert.equal(type('notifications', 'read')?.type, 'boolean');
+        });
+      });
+
+      test('every list filter and the newest-first order of the activity log have an index', async () => {
+        await withStore(async (store) => {
+          const rows = await store.driver.query<{ t: string; def: string }>(
+            `SELECT tablename AS t, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema()`,
+          );
+          const leads = (t: string, columns: string) =>
+            rows.some((r) => r.t === t && r.def.includes(`(${columns}`)) ||
+            assert.fail(`no index on ${t} (${columns}…)`);
+          for (const [t, columns] of [
+            ['projects', 'status'],
+            ['projects', 'team_id'],
+            ['tasks', 'project_id'],
+            ['tasks', 'assignee'],
+            ['tasks', 'status'],
+            ['comments', 'target_id'],
+            ['comments', 'target_type'],
+            ['comments', 'author'],
+            ['milestones', 'project_id'],
+            ['milestones', 'status'],
+            ['time_entries', 'task_id'],
+            ['time_entries', 'username'],
+            ['time_entries', 'date'],
+            ['webhooks', 'events'],
+            ['webhooks', 'active'],
+            ['notifications', 'username'],
+            ['notifications', 'type'],
+            ['notifications', 'read'],
+            ['activity_log', 'occurred_at, seq'],
+            ['activity_log', 'action, occurred_at, seq'],
+            ['activity_log', 'actor, occurred_at, seq'],
+            ['activity_log', 'resource_type, occurred_at, seq'],
+            ['activity_log', 'resource_id, occurred_at, seq'],
+          ] as const) {
+            leads(t, columns);
+          }
+        });
+      });
+
+      test('constraints refuse what the schemas refuse: enumerations, hours, references, NOT NULL', async () => {
+        await withStore(async (store) => {
+          await store.projects.insert(project('p1'));
+          await store.tasks.insert(task('t1', 'p1'));
+          const bad = (promise: Promise<unknown>) => assert.rejects(promise);
+          await bad(store.projects.insert(project('p2', { status: 'archived' as never })));
+          await bad(store.projects.insert(project('p3', { teamId: 'team_missing' })));
+          await bad(store.tasks.insert(task('t2', 'p1', { priority: 'urgent' as never })));
+          await bad(store.tasks.insert(task('t3', 'p_missing')));
+          await bad(store.tasks.insert(task('t4', 'p1', { title: null as never })));
+          await bad(store.comments.insert(comment('c1', 'milestone' as never, 'p1')));
+          await bad(store.comments.insert(comment('c2', 'task', 't_missing')));
+          await bad(store.comments.insert(comment('c3', 'project', 't1')));
+          await bad(store.milestones.insert(milestone('m1', 'p1', { status: 'done' as never })));
+          await bad(store.timeEntries.insert(timeEntry('e1', 't1', { hours: 0 })));
+          await bad(store.timeEntries.insert(timeEntry('e2', 't1', { hours: 24.5 })));
+          await bad(store.webhooks.insert(webhook('w1', { events: ['task.created', 'bogus'] })));
+          assert.equal(await store.tasks.count(), 1);
+          await store.timeEntries.insert(timeEntry('e3', 't1', { hours: 24 }));
+          await store.webhooks.insert(webhook('w2', { events: ['*', 'sprint.completed'] }));
+        });
+      });
+
+      test('foreign keys cascade as the contract does: project, task, team', async () => {
+        await withStore(async (store) => {
+          await store.teams.insert(team('team_1'));
+          await store.projects.insert(project('p1', { teamId: 'team_1' }));
+          await store.projects.insert(project('p2', { teamId: 'team_1' }));
+          await store.tasks.insert(task('t1', 'p1'));
+          await store.tasks.insert(task('t2', 'p1'));
+          await store.tasks.insert(task('t3', 'p2'));
+          await store.comments.insert(comment('c1', 'task', 't1'));
+          await store.comments.insert(comment('c2', 'project', 'p1'));
+          await store.comments.insert(comment('c3', 'task', 't3'));
+          await store.comments.insert(comment('c4', 'project', 'p2'));
+          await store.comments.insert(comment('c5', 'task', 't2'));
+          await store.milestones.insert(milestone('m1', 'p1'));
+          await store.milestones.insert(milestone('m2', 'p2'));
+          await store.timeEntries.insert(timeEntry('e1', 't1'));
+          await store.timeEntries.insert(timeEntry('e2', 't3'));
+          await store.timeEntries.insert(timeEntry('e3', 't2'));
+          const ids = async (c: { list(): Promise<{ id: string }[]> }) => (await c.list()).map((r) => r.id);
+
+          assert.equal(await store.tasks.delete('t2'), true);
+          assert.deepEqual(await ids(store.comments), ['c1', 'c2', 'c3', 'c4']);
+          assert.deepEqual(await ids(store.timeEntries), ['e1', 'e2']);
+
+          assert.equal(await store.projects.delete('p1'), true);
+          assert.deepEqual(await ids(store.tasks), ['t3']);
+          assert.deepEqual(await ids(store.comments), ['c3', 'c4']);
+          assert.deepEqual(await ids(store.milestones), ['m2']);
+          assert.deepEqual(await ids(store.timeEntries), ['e2']);
+
+          const before = (await store.projects.get('p2'))!;
+          assert.equal(await store.teams.delete('team_1'), true);
+          assert.deepEqual(await store.projects.get('p2'), { ...before, teamId: null });
+        });
+      });
+    });
+
+    describe('opening and seeding', () => {
+      test('an empty database is migrated and seeded; reopened, it keeps its records and is not seeded again', async () => {
+        const options = await (await target.fresh()).options();
+        const first = await openStore(options);
+        try {
+          await assertSample(first);
+          await first.transaction(async (tx) => {
+            await tx.tasks.delete('task_001');
+            await tx.projects.insert(project('proj_new'));
+          });
+        } finally {
+          await first.close();
+        }
+        const second = await openStore(options);
+        try {
+          assert.equal(await second.tasks.get('task_001'), undefined);
+          assert.equal((await second.projects.get('proj_new'))?.name, 'Project proj_new');
+          assert.equal(await second.tasks.count(), data.tasks.length - 1);
+          // Emptied by hand, it stays empty: it was seeded once.
+          await second.transaction(async (tx) => {
+            for (const p of await tx.projects.list()) await tx.projects.delete(p.id);
+          });
+        } finally {
+          await second.close();
+        }
+        const third = await openStore(options);
+        try {
+          assert.equal(await third.projects.count(), 0);
+        } finally {
+          await third.close();
+        }
+      });
+
+      test('resetData empties the store and loads the sample records again, with fresh webhook secrets', async () => {
+        const options = await (await target.fresh()).options();
+        const first = await openStore(options);
+        let secrets: string[];
+        try {
+          secrets = (await first.webhooks.list()).map((w) => w.secret);
+          await first.transaction(async (tx) => {
+            await tx.projects.delete('proj_001');
+            await tx.teams.insert(team('team_new'));
+            await tx.activity.append({ ...data.activity[0]!, id: 'act_new' });
+          });
+        } finally {
+          await first.close();
+        }
+        const reset = await openStore({ ...options, resetData: true });
+        try {
+          await assertSample(reset);
+          const now = (await reset.webhooks.list()).map((w) => w.secret);
+          assert.equal(
+            now.some((s, i) => s === secrets[i]),
+            false,
+          );
+        } finally {
+          await reset.close();
+        }
+      });
+
+      test('two instances opening one empty database together seed it once', { skip: !target.shared }, async () => {
+        const options = await (await target.fresh()).options();
+        const stores = await Promise.all([openStore(options), openStore(options)]);
+        try {
+          for (const store of stores) await assertSample(store);
+        } finally {
+          for (const store of stores) await store.close();
+        }
+      });
+    });
+  });
+}
