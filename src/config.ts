@@ -90,14 +90,14 @@ export class ConfigError extends Error {}
 
 /** What a setting's schema asks for, in words. */
 function expectation(schema: SchemaFacts): string {
-  if (schema.enum) return `one of ${schema.enum.join(', ')}`;
-  if (schema.type === 'boolean') return 'true or false';
+  if (schema.enum) return `must be one of ${schema.enum.join(', ')}`;
+  if (schema.type === 'boolean') return 'must be true or false';
   if (schema.type === 'integer') {
     return schema.maximum === undefined
-      ? `an integer of at least ${schema.minimum}`
-      : `an integer from ${schema.minimum} to ${schema.maximum}`;
+      ? `must be an integer of at least ${schema.minimum}`
+      : `must be an integer from ${schema.minimum} to ${schema.maximum}`;
   }
-  return 'not empty';
+  return 'must not be blank';
 }
 
 /** Text to the value its schema asks for; throws with the reason when it is not one. */
@@ -111,7 +111,7 @@ function parseSetting(key: Key, text: string): unknown {
       : schema.type === 'boolean' && (t === 'true' || t === 'false')
         ? t === 'true'
         : t;
-  if (!Value.Check(schema, value)) throw new Error(`must be ${expectation(schema)}, got ${JSON.stringify(text)}`);
+  if (!Value.Check(schema, value)) throw new Error(`${expectation(schema)}, got ${JSON.stringify(text)}`);
   return value;
 }
 

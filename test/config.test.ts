@@ -59,6 +59,7 @@ test('bad settings are refused in one line naming the variable and the flag of e
     /WEBHOOK_ALLOW_PRIVATE \(--webhook-allow-private\): must be true or false/,
   );
   refused(() => loadConfig({}, ['--port', '1.5']), /PORT \(--port\)/);
+  refused(() => loadConfig({ HOST: ' ' }, []), /^invalid configuration: HOST \(--host\): must not be blank, got " "$/);
 });
 
 test('unknown flags, flags without a value and stray arguments are refused in one line', () => {
