@@ -20,11 +20,7 @@ import { createServices, resources } from './resources/index.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
-import { parseSchedule } from './webhooks/config.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
-
-/** How long deliveries in flight may finish when the service stops (bounded by SHUTDOWN_GRACE_MS). */
-const WEBHOOK_CLOSE_GRACE_MS = 3_000;
 
 export interface AppDeps {
   config?: Partial<Config>;
@@ -113,7 +109,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     clock,
     ids,
     log: app.log.child({ component: 'webhooks' }),
-    retrySchedule: parseSchedule(config.webhookRetrySchedule),
+    retrySchedule: config.webhookRetrySchedule,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     maxQueue: config.webhookMaxQueue,
@@ -140,7 +136,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   if (deps.seed ?? true) await seed(store);
   app.addHook('onClose', async () => {
     // The listener is closed and requests are done: deliveries in flight get a short grace, the rest is logged.
-    const { abandoned } = await dispatcher.close(Math.min(config.shutdownGraceMs, WEBHOOK_CLOSE_GRACE_MS));
+    const { abandoned } = await dispatcher.close(Math.min(config.shutdownGraceMs, config.webhookCloseGraceMs));
     if (abandoned > 0) app.log.warn({ abandoned }, 'webhook deliveries abandoned at shutdown');
     await store.close();
   });

@@ -1,7 +1,39 @@
 import { parseArgs } from 'node:util';
-import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { StringEnum } from './schemas/common.ts';
+
+/** setTimeout's largest delay (about 24.8 days); a longer one would fire at once. */
+const MAX_DELAY_MS = 2_147_483_647;
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `'200ms'`, `'5s'`, `'1.5m'`, `'2h'` → milliseconds. Throws on anything else (a bare number has no unit). */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
+  if (!match) {
+    throw new Error(
+      `${JSON.stringify(text)} is not a duration: a number and a unit (ms, s, m or h), e.g. 500ms, 5s, 2h`,
+    );
+  }
+  const ms = Math.round(Number(match[1]) * UNITS[match[2]!]!);
+  if (ms > MAX_DELAY_MS)
+    throw new Error(`${JSON.stringify(text)} is longer than the longest timer, ${MAX_DELAY_MS} ms`);
+  return ms;
+}
+
+/** A retry schedule: comma-separated durations, e.g. `'200ms,500ms,1s'`, or `none` for no retries. Names a bad step. */
+export function parseSchedule(text: string): number[] {
+  const trimmed = text.trim();
+  if (trimmed === 'none') return [];
+  if (trimmed === '') throw new Error('is empty: use "none" for no retries');
+  return trimmed.split(',').map((step, i) => {
+    try {
+      return parseDuration(step);
+    } catch (err) {
+      throw new Error(`step ${i + 1}: ${(err as Error).message}`, { cause: err });
+    }
+  });
+}
 
 /** Everything the service can be told at start, from the environment or the command line (flags win). */
 export const ConfigSchema = Type.Object({
@@ -22,10 +54,9 @@ export const ConfigSchema = Type.Object({
   maxHeaderSize: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
   /** Open connections accepted at once; connections beyond it are closed at once. */
   maxConnections: Type.Integer({ minimum: 1, default: 10_000 }),
-  /** Waits between webhook delivery attempts, e.g. `200ms,500ms,1s`. */
-  webhookRetrySchedule: Type.String({
-    pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*(,\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)\\s*)*$',
-    default: '5s,5m,30m,2h,5h,10h,10h',
+  /** Waits between webhook delivery attempts in ms, one retry per step; written `200ms,500ms,1s`, or `none`. */
+  webhookRetrySchedule: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS }), {
+    default: Object.freeze(parseSchedule('5s,5m,30m,2h,5h,10h,10h')),
   }),
   webhookTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   /** Deliver to loopback, private, link-local and metadata addresses too. */
@@ -33,52 +64,121 @@ export const ConfigSchema = Type.Object({
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 16 }),
   webhookMaxQueue: Type.Integer({ minimum: 1, default: 10_000 }),
   webhookHistory: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
+  /** How long webhook deliveries in flight may finish when the service stops; at most `shutdownGraceMs` is used. */
+  webhookCloseGraceMs: Type.Integer({ minimum: 0, default: 3_000 }),
 });
-export type Config = Readonly<Static<typeof ConfigSchema>>;
+type Settings = Static<typeof ConfigSchema>;
+export type Config = Readonly<Omit<Settings, 'webhookRetrySchedule'> & { webhookRetrySchedule: readonly number[] }>;
 type Key = keyof Config;
 
 const envName = (key: Key) => key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase(); // webhookTimeoutMs → WEBHOOK_TIMEOUT_MS
 const flagName = (key: Key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`); // webhookTimeoutMs → webhook-timeout-ms
+/** How a message names a setting: its variable and its flag. */
+const settingName = (key: Key) => `${envName(key)} (--${flagName(key)})`;
 const KEYS = Object.keys(ConfigSchema.properties) as Key[];
-const validator = Compile(ConfigSchema);
+const schemaOf = (key: Key) => ConfigSchema.properties[key] as unknown as TSchema & SchemaFacts;
+interface SchemaFacts {
+  type?: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  default: unknown;
+}
 
+/** A bad setting or argument. Its message is one line, fit to be shown as it is. */
 export class ConfigError extends Error {}
 
-/** Text to the type its schema asks for; anything unreadable is left as text for the validator to name. */
-function convert(key: Key, text: string): unknown {
-  const type = (ConfigSchema.properties[key] as { type?: string }).type;
-  const t = text.trim();
-  if (type === 'integer' && /^-?\d+$/.test(t)) return Number(t);
-  if (type === 'boolean' && (t === 'true' || t === 'false')) return t === 'true';
-  return t;
+/** What a setting's schema asks for, in words. */
+function expectation(schema: SchemaFacts): string {
+  if (schema.enum) return `must be one of ${schema.enum.join(', ')}`;
+  if (schema.type === 'boolean') return 'must be true or false';
+  if (schema.type === 'integer') {
+    return schema.maximum === undefined
+      ? `must be an integer of at least ${schema.minimum}`
+      : `must be an integer from ${schema.minimum} to ${schema.maximum}`;
+  }
+  return 'must not be blank';
 }
 
-/** Reads, validates and freezes the configuration. Throws `ConfigError` naming every bad setting. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): Config {
-  const { values } = parseArgs({
+/** Text to the value its schema asks for; throws with the reason when it is not one. */
+function parseSetting(key: Key, text: string): unknown {
+  const schema = schemaOf(key);
+  const t = text.trim();
+  if (schema.type === 'array') return Object.freeze(parseSchedule(t));
+  const value =
+    schema.type === 'integer' && /^-?\d+$/.test(t)
+      ? Number(t)
+      : schema.type === 'boolean' && (t === 'true' || t === 'false')
+        ? t === 'true'
+        : t;
+  if (!Value.Check(schema, value)) throw new Error(`${expectation(schema)}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** The flags given, by setting; anything else (an unknown flag, a flag without a value, a stray word) is a problem. */
+function readFlags(argv: string[], problems: string[]): Partial<Record<Key, string>> {
+  const byFlag = new Map(KEYS.map((k) => [flagName(k), k]));
+  const { tokens } = parseArgs({
     args: argv,
     options: Object.fromEntries(KEYS.map((k) => [flagName(k), { type: 'string' as const }])),
-    strict: true,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
   });
-  const raw: Record<string, unknown> = {};
+  const flags: Partial<Record<Key, string>> = {};
+  let afterUnknown = -1; // the index just past an unknown flag: the word there is taken for its value
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      if (token.index !== afterUnknown) problems.push(`unexpected argument ${JSON.stringify(token.value)}`);
+    } else if (token.kind === 'option') {
+      const key = byFlag.get(token.name);
+      if (key === undefined) {
+        problems.push(`unknown flag ${token.rawName}`);
+        afterUnknown = token.index + 1;
+      } else if (
+        token.value === undefined ||
+        token.value === '' ||
+        (!token.inlineValue && token.value.startsWith('--'))
+      ) {
+        problems.push(`${settingName(key)}: the flag needs a value`);
+      } else {
+        flags[key] = token.value;
+      }
+    }
+  }
+  return flags;
+}
+
+/**
+ * Reads every setting from the environment and the flags (flags win) into its final typed value, and freezes the
+ * result. An unset or empty variable means the default. Throws one `ConfigError` naming every problem.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): Config {
+  const problems: string[] = [];
+  const flags = readFlags(argv, problems);
+  const config: Record<string, unknown> = {};
   for (const key of KEYS) {
-    const text = (values[flagName(key)] as string | undefined) ?? env[envName(key)];
-    raw[key] =
-      text === undefined || text === ''
-        ? (ConfigSchema.properties[key] as unknown as { default: unknown }).default
-        : convert(key, text);
+    const text = flags[key] ?? env[envName(key)];
+    if (text === undefined || text === '') {
+      config[key] = schemaOf(key).default;
+      continue;
+    }
+    try {
+      config[key] = parseSetting(key, text);
+    } catch (err) {
+      problems.push(`${settingName(key)}: ${(err as Error).message}`);
+    }
   }
-  if (!validator.Check(raw)) {
-    const problems = [...validator.Errors(raw)].map((e) => {
-      const key = e.instancePath.slice(1) as Key;
-      return `${envName(key)} (--${flagName(key)}): ${e.message}`;
-    });
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-  if ((raw.requestTimeoutMs as number) < (raw.headersTimeoutMs as number)) {
-    throw new ConfigError(
-      `Invalid configuration:\n  ${envName('requestTimeoutMs')} (--${flagName('requestTimeoutMs')}): must be at least ${envName('headersTimeoutMs')} (${String(raw.headersTimeoutMs)})`,
+  const { headersTimeoutMs, requestTimeoutMs } = config as Settings;
+  if (requestTimeoutMs < headersTimeoutMs) {
+    problems.push(
+      `${settingName('requestTimeoutMs')}: must be at least ${envName('headersTimeoutMs')} (${headersTimeoutMs}), ` +
+        `got ${requestTimeoutMs}`,
     );
   }
-  return Object.freeze(raw as Config);
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  return Object.freeze(config as Config);
 }
+
+/** Every setting at its default: the one source of the defaults, for code built without `loadConfig`. */
+export const DEFAULT_CONFIG: Config = loadConfig({}, []);

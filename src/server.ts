@@ -1,16 +1,17 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
-/** Starts the service: configuration, the app, listening, and a graceful stop on SIGINT/SIGTERM. */
+/**
+ * Starts the service: configuration, the app, listening, and a graceful stop on SIGINT/SIGTERM.
+ * What a user can get wrong (a bad setting, a port in use) ends the process with one line on stderr, no stack:
+ * exit code 2 for the configuration, 1 for the rest.
+ */
 async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
-    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${(err as Error).message}\n`);
-      process.exit(2);
-    }
+    if (err instanceof ConfigError) fail(err.message, 2);
     throw err;
   }
 
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     timer.unref();
     try {
       await app.close();
+      app.log.info({ signal }, 'stopped: every request answered, the process exits');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'error while shutting down');
@@ -36,7 +38,25 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    const { code, syscall } = err as NodeJS.ErrnoException;
+    if (syscall !== 'listen' || code === undefined) throw err;
+    const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+    fail(
+      code === 'EADDRINUSE'
+        ? `cannot listen on ${where}: port ${config.port} is already in use; choose another with PORT (--port)`
+        : `cannot listen on ${where}: ${(err as Error).message}`,
+      1,
+    );
+  }
+}
+
+/** Ends the process with one line on stderr. */
+function fail(message: string, exitCode: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(exitCode);
 }
 
 main().catch((err) => {

@@ -1,50 +1,157 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, parseDuration, parseSchedule } from '../src/config.ts';
+import { randomIds, systemClock } from '../src/core/runtime.ts';
+import { resolveOptions } from '../src/webhooks/options.ts';
 
-test('defaults: 127.0.0.1:3000, info, 1 MiB bodies', () => {
+/** Asserts that `fn` throws a one-line `ConfigError` matching every pattern. */
+function refused(fn: () => unknown, ...patterns: RegExp[]) {
+  assert.throws(fn, (e: Error) => {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.doesNotMatch(e.message, /\n/);
+    for (const p of patterns) assert.match(e.message, p);
+    return true;
+  });
+}
+
+test('defaults: 127.0.0.1:3000, info, 1 MiB bodies, the production retry schedule in ms', () => {
   const c = loadConfig({}, []);
   assert.equal(c.host, '127.0.0.1');
   assert.equal(c.port, 3000);
   assert.equal(c.logLevel, 'info');
   assert.equal(c.bodyLimit, 1_048_576);
-  assert.ok(Object.isFrozen(c));
+  assert.deepEqual(c.webhookRetrySchedule, [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+  assert.equal(c.webhookCloseGraceMs, 3_000);
+  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.webhookRetrySchedule));
+  assert.deepEqual(DEFAULT_CONFIG, c);
 });
 
-test('environment variables, and flags over them', () => {
-  const env = { HOST: '0.0.0.0', PORT: '8080', LOG_LEVEL: 'debug' };
+test('environment variables, and flags over them; an empty variable means the default', () => {
+  const env = { HOST: '0.0.0.0', PORT: '8080', LOG_LEVEL: 'debug', BODY_LIMIT: '' };
   const fromEnv = loadConfig(env, []);
-  assert.deepEqual([fromEnv.host, fromEnv.port, fromEnv.logLevel], ['0.0.0.0', 8080, 'debug']);
+  assert.deepEqual(
+    [fromEnv.host, fromEnv.port, fromEnv.logLevel, fromEnv.bodyLimit],
+    ['0.0.0.0', 8080, 'debug', 1_048_576],
+  );
   const c = loadConfig(env, ['--port', '0', '--host=::1', '--log-level', 'warn']);
   assert.equal(c.port, 0);
   assert.equal(c.host, '::1');
   assert.equal(c.logLevel, 'warn');
 });
 
-test('bad settings are refused, naming each one', () => {
-  assert.throws(
+test('bad settings are refused in one line naming the variable and the flag of each, and what was expected', () => {
+  refused(
     () => loadConfig({ PORT: 'eighty' }, []),
-    (e: Error) => e instanceof ConfigError && /PORT/.test(e.message),
+    /^invalid configuration: PORT \(--port\): must be an integer from 0 to 65535, got "eighty"$/,
   );
-  assert.throws(
+  refused(
     () => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud' }, []),
-    (e: Error) => /PORT/.test(e.message) && /LOG_LEVEL/.test(e.message),
+    /PORT \(--port\): must be an integer from 0 to 65535, got "70000"/,
+    /LOG_LEVEL \(--log-level\): must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/,
   );
-  assert.throws(() => loadConfig({}, ['--bogus', '1']));
+  refused(
+    () => loadConfig({}, ['--body-limit', '12']),
+    /BODY_LIMIT \(--body-limit\): must be an integer of at least 1024/,
+  );
+  refused(
+    () => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' }, []),
+    /WEBHOOK_ALLOW_PRIVATE \(--webhook-allow-private\): must be true or false/,
+  );
+  refused(() => loadConfig({}, ['--port', '1.5']), /PORT \(--port\)/);
+  refused(() => loadConfig({ HOST: ' ' }, []), /^invalid configuration: HOST \(--host\): must not be blank, got " "$/);
 });
 
-test('webhook settings: schedule, timeout, private targets', () => {
-  const d = loadConfig({}, []);
-  assert.equal(d.webhookRetrySchedule, '5s,5m,30m,2h,5h,10h,10h');
-  assert.equal(d.webhookTimeoutMs, 10_000);
-  assert.equal(d.webhookAllowPrivate, false);
+test('unknown flags, flags without a value and stray arguments are refused in one line', () => {
+  refused(() => loadConfig({}, ['--bogus', '1']), /^invalid configuration: unknown flag --bogus$/);
+  refused(() => loadConfig({}, ['-p', '3000']), /unknown flag -p/);
+  refused(() => loadConfig({}, ['--port']), /^invalid configuration: PORT \(--port\): the flag needs a value$/);
+  refused(() => loadConfig({}, ['--port=']), /PORT \(--port\): the flag needs a value/);
+  refused(() => loadConfig({}, ['--port', '--host', 'x']), /PORT \(--port\): the flag needs a value/, /argument "x"/);
+  refused(() => loadConfig({}, ['3000']), /unexpected argument "3000"/);
+});
+
+test('webhook settings: the retry schedule becomes milliseconds at start; none means no retries', () => {
   const c = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s', WEBHOOK_ALLOW_PRIVATE: 'true' }, [
     '--webhook-timeout-ms',
     '500',
+    '--webhook-close-grace-ms',
+    '0',
   ]);
-  assert.equal(c.webhookRetrySchedule, '200ms,500ms,1s');
+  assert.deepEqual(c.webhookRetrySchedule, [200, 500, 1_000]);
   assert.equal(c.webhookAllowPrivate, true);
   assert.equal(c.webhookTimeoutMs, 500);
-  assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' }, []), /WEBHOOK_ALLOW_PRIVATE/);
-  assert.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'soon' }, []), /WEBHOOK_RETRY_SCHEDULE/);
+  assert.equal(c.webhookCloseGraceMs, 0);
+  assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'none' }, []).webhookRetrySchedule, []);
+  assert.deepEqual(loadConfig({}, ['--webhook-retry-schedule', ' 1.5s, 2m ']).webhookRetrySchedule, [1_500, 120_000]);
+  const name = /WEBHOOK_RETRY_SCHEDULE \(--webhook-retry-schedule\): /;
+  refused(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'soon' }, []), name, /step 1: "soon" is not a duration/);
+  refused(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1000h' }, []), name, /"1000h" is longer than the longest timer/);
+  refused(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1s,,2s' }, []), name, /step 2/);
+});
+
+test('the request timeout may not be shorter than the headers timeout', () => {
+  refused(
+    () => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, []),
+    /REQUEST_TIMEOUT_MS \(--request-timeout-ms\): must be at least HEADERS_TIMEOUT_MS \(5000\), got 1000/,
+  );
+});
+
+test('parseDuration reads ms, s, m and h', () => {
+  assert.equal(parseDuration('200ms'), 200);
+  assert.equal(parseDuration('5s'), 5_000);
+  assert.equal(parseDuration(' 5m '), 300_000);
+  assert.equal(parseDuration('2h'), 7_200_000);
+  assert.equal(parseDuration('1.5s'), 1_500);
+  assert.equal(parseDuration('0ms'), 0);
+});
+
+test('parseDuration refuses anything else, saying why', () => {
+  for (const bad of ['', '5', 'ms', '-1s', '5 d', '5d', '1e3ms', 's5', '5sec', '1,5s', '30d']) {
+    assert.throws(() => parseDuration(bad), /is not a duration: a number and a unit/, bad);
+  }
+  for (const bad of ['1000h', '597h']) assert.throws(() => parseDuration(bad), /longer than the longest timer/, bad);
+  assert.equal(parseDuration('596h'), 596 * 3_600_000);
+});
+
+test('parseSchedule reads a comma-separated list, none means no retries, and names a bad step', () => {
+  assert.deepEqual(parseSchedule('200ms,500ms,1s'), [200, 500, 1_000]);
+  assert.deepEqual(parseSchedule(' 5s, 5m ,30m,2h,5h,10h,10h '), [...DEFAULT_CONFIG.webhookRetrySchedule]);
+  assert.deepEqual(parseSchedule('none'), []);
+  assert.throws(() => parseSchedule(''), /empty: use "none"/);
+  assert.throws(() => parseSchedule('200ms,,1s'), /^Error: step 2: "" is not a duration/);
+  assert.throws(() => parseSchedule('200ms,fast'), /step 2: "fast" is not a duration/);
+  assert.throws(() => parseSchedule('1s,'), /step 2/);
+});
+
+test('the webhook dispatcher built without settings uses the service defaults', () => {
+  const s = resolveOptions({
+    clock: systemClock,
+    ids: randomIds,
+    log: { info() {}, warn() {}, error() {}, debug() {} },
+    allowPrivate: false,
+  });
+  assert.deepEqual(
+    [s.retrySchedule, s.timeoutMs, s.concurrency, s.maxQueue, s.historyPerWebhook],
+    [
+      DEFAULT_CONFIG.webhookRetrySchedule,
+      DEFAULT_CONFIG.webhookTimeoutMs,
+      DEFAULT_CONFIG.webhookConcurrency,
+      DEFAULT_CONFIG.webhookMaxQueue,
+      DEFAULT_CONFIG.webhookHistory,
+    ],
+  );
+});
+
+test("the README's configuration table lists every setting with its variable, flag and default", () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(--[a-z-]+)` \| `([^`]*)` \|/gm)];
+  assert.equal(rows.length, Object.keys(DEFAULT_CONFIG).length, 'one row per setting');
+  for (const [, variable, flag, text] of rows) {
+    // The documented default, given through the variable or the flag, is the default.
+    assert.deepEqual(loadConfig({ [variable!]: text }, []), DEFAULT_CONFIG, variable);
+    assert.deepEqual(loadConfig({}, [flag!, text!]), DEFAULT_CONFIG, flag);
+    // The variable and the flag name the same setting.
+    refused(() => loadConfig({}, [`${flag}=`]), new RegExp(`^invalid configuration: ${variable} \\(${flag}\\):`));
+  }
 });

@@ -1,22 +1,23 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
+import { DEFAULT_CONFIG } from '../config.ts';
 import type { Clock, IdGenerator } from '../core/runtime.ts';
-import { DEFAULT_RETRY_SCHEDULE } from './config.ts';
 import type { Logger } from './types.ts';
 
 export interface DispatcherOptions {
   clock: Clock;
   ids: IdGenerator;
   log: Logger;
-  /** Waits after each failed attempt, in ms: one retry per step. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+  // The five settings below default to the service's own defaults (DEFAULT_CONFIG, config.ts).
+  /** Waits after each failed attempt, in ms: one retry per step. */
   retrySchedule?: readonly number[];
-  /** Per attempt, covering connect, headers and body. Default 10 s. */
+  /** Per attempt, covering connect, headers and body. */
   timeoutMs?: number;
-  /** Requests in flight at once; the rest wait in a FIFO queue. Default 16. */
+  /** Requests in flight at once; the rest wait in a FIFO queue. */
   concurrency?: number;
-  /** Deliveries alive at once (queued, in flight or waiting to retry); more are dropped. Default 10 000. */
+  /** Deliveries alive at once (queued, in flight or waiting to retry); more are dropped. */
   maxQueue?: number;
-  /** Attempt records kept per webhook, oldest dropped. Default 100. */
+  /** Attempt records kept per webhook, oldest dropped. */
   historyPerWebhook?: number;
   /** Send to loopback, private, link-local and metadata addresses too (`WEBHOOK_ALLOW_PRIVATE=true`). */
   allowPrivate: boolean;
@@ -43,11 +44,11 @@ export type Settings = Required<Omit<DispatcherOptions, 'onGone' | 'isActive' | 
 /** The options with their defaults; throws on a value that cannot work. */
 export function resolveOptions(opts: DispatcherOptions): Settings {
   const s = {
-    retrySchedule: DEFAULT_RETRY_SCHEDULE,
-    timeoutMs: 10_000,
-    concurrency: 16,
-    maxQueue: 10_000,
-    historyPerWebhook: 100,
+    retrySchedule: DEFAULT_CONFIG.webhookRetrySchedule,
+    timeoutMs: DEFAULT_CONFIG.webhookTimeoutMs,
+    concurrency: DEFAULT_CONFIG.webhookConcurrency,
+    maxQueue: DEFAULT_CONFIG.webhookMaxQueue,
+    historyPerWebhook: DEFAULT_CONFIG.webhookHistory,
     jitter: 0.2,
     random: Math.random,
     ...stripUndefined(opts),

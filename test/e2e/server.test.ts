@@ -79,13 +79,3 @@ test('SIGTERM: the listener closes, a request already in flight completes, the p
   // The listener is closed: new connections are refused.
   await assert.rejects(fetch(`${server.baseUrl}/api/health`));
 });
-
-test('bad configuration stops the process with a clear message and exit code 2', async () => {
-  const { spawnSync } = await import('node:child_process');
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: 'not-a-port' },
-    encoding: 'utf8',
-  });
-  assert.equal(res.status, 2);
-  assert.match(res.stderr, /PORT/);
-});

@@ -1,36 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from '../../src/webhooks/config.ts';
 import { parseRetryAfter, retryDelay } from '../../src/webhooks/retry.ts';
-
-test('parseDuration reads ms, s, m and h', () => {
-  assert.equal(parseDuration('200ms'), 200);
-  assert.equal(parseDuration('5s'), 5_000);
-  assert.equal(parseDuration(' 5m '), 300_000);
-  assert.equal(parseDuration('2h'), 7_200_000);
-  assert.equal(parseDuration('1.5s'), 1_500);
-  assert.equal(parseDuration('0ms'), 0);
-});
-
-test('parseDuration refuses anything else with a clear message', () => {
-  for (const bad of ['', '5', 'ms', '-1s', '5 d', '5d', '1e3ms', 's5', '5sec', '1,5s', '30d', '1000h']) {
-    assert.throws(() => parseDuration(bad), /invalid duration/, bad);
-  }
-  assert.throws(() => parseDuration('5'), /expected a number and a unit/);
-});
-
-test('parseSchedule reads a comma-separated list; none means no retries', () => {
-  assert.deepEqual(parseSchedule('200ms,500ms,1s'), [200, 500, 1_000]);
-  assert.deepEqual(parseSchedule(' 5s, 5m ,30m,2h,5h,10h,10h '), [...DEFAULT_RETRY_SCHEDULE]);
-  assert.deepEqual(parseSchedule('none'), []);
-});
-
-test('parseSchedule names the bad step', () => {
-  assert.throws(() => parseSchedule(''), /empty/);
-  assert.throws(() => parseSchedule('200ms,,1s'), /step 2/);
-  assert.throws(() => parseSchedule('200ms,fast'), /step 2: invalid duration "fast"/);
-  assert.throws(() => parseSchedule('1s,'), /step 2/);
-});
 
 test('parseRetryAfter reads delta-seconds and HTTP dates', () => {
   const now = new Date('2026-11-22T10:00:00.000Z');
