@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     maxAge: 600,
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, resources);
 
   const events = deps.events ?? new EventBus(app.log);
   const serviceDeps: ServiceDeps = { store, clock, ids, events };

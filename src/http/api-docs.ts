@@ -19,12 +19,16 @@ export interface ResourceDocs {
   readonly collection?: { readonly path: string; readonly label: string; readonly samples: readonly { id: string }[] };
   /** The record schemas it names in the document. */
   readonly components?: readonly Component[];
+  /** Answer shapes its routes share with others or name on their own (`MarkedRead`), by component name. */
+  readonly shapes?: Readonly<Record<string, TSchema>>;
 }
 
 /** A reference to a shared schema, which @fastify/swagger turns into `#/components/schemas/<name>`. */
 export const ref = (name: string) => ({ $ref: `${name}#` });
 
 /** The tags, components and examples of the document, from the resources it describes (in tag order). */
+export type ApiDocs = ReturnType<typeof apiDocs>;
+
 export function apiDocs(resources: readonly ResourceDocs[]) {
   const collections = new Map(resources.flatMap((r) => (r.collection ? [[r.collection.path, r.collection]] : [])));
   /**
@@ -35,6 +39,9 @@ export function apiDocs(resources: readonly ResourceDocs[]) {
   const bySchema = new Map(records.map((r) => [r.schema, r]));
 
   return {
+    /** The answer shapes the resources name, by component name. */
+    shapes: Object.assign({}, ...resources.map((r) => r.shapes ?? {})) as Record<string, TSchema>,
+
     /** The document's tags, in the order the docs page lists them. */
     tags: resources.map((r) => r.tag),
 

@@ -9,36 +9,34 @@ import {
   validationError,
   type ErrorCode,
 } from '../errors.ts';
-import { MarkedRead } from '../resources/notifications/schema.ts';
 import { CHECKED_ENUM, Deleted } from '../schemas/common.ts';
-import { DeliveryRecord } from '../webhooks/types.ts';
-import { sampleFor } from './openapi-docs.ts';
+import { ref, type ApiDocs } from './api-docs.ts';
 
 /**
- * Shapes several answers share, named in the document (`#/components/schemas/Deleted`): wherever a route's
- * schema holds one of these objects, the document refers to its component instead.
+ * Shapes several answers share, named in the document (`#/components/schemas/Deleted`): the delete envelope and
+ * those the resources name. Wherever a route's schema holds one of these objects, the document refers to its
+ * component instead.
  */
-const SHARED_SHAPES: Record<string, TSchema> = { Deleted, MarkedRead, DeliveryRecord };
-const SHARED_NAMES = new Map<unknown, string>(Object.entries(SHARED_SHAPES).map(([name, s]) => [s, name]));
-
-export const sharedComponents = (): TSchema[] =>
-  Object.entries(SHARED_SHAPES).map(([name, schema]) => ({ ...schema, $id: name }));
-
-/** A reference to a shared schema, which @fastify/swagger turns into `#/components/schemas/<name>`. */
-export const componentRef = (name: string) => ({ $ref: `${name}#` });
-
-/** `schema` with each shared shape in it replaced by a reference to its component (copied only where one is). */
-export function namedShapes<T>(schema: T): T {
-  const name = SHARED_NAMES.get(schema);
-  if (name) return componentRef(name) as T;
-  if (schema === null || typeof schema !== 'object') return schema;
-  let out: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(schema)) {
-    const named = namedShapes(value);
-    if (named !== value)
-      (out ??= (Array.isArray(schema) ? [...schema] : { ...schema }) as Record<string, unknown>)[key] = named;
-  }
-  return (out ?? schema) as T;
+export function sharedShapes(docs: ApiDocs) {
+  const shapes: Record<string, TSchema> = { Deleted, ...docs.shapes };
+  const names = new Map<unknown, string>(Object.entries(shapes).map(([name, s]) => [s, name]));
+  /** `schema` with each shared shape in it replaced by a reference to its component (copied only where one is). */
+  const named = <T>(schema: T): T => {
+    const name = names.get(schema);
+    if (name) return ref(name) as T;
+    if (schema === null || typeof schema !== 'object') return schema;
+    let out: Record<string, unknown> | undefined;
+    for (const [key, value] of Object.entries(schema)) {
+      const inner = named(value);
+      if (inner !== value)
+        (out ??= (Array.isArray(schema) ? [...schema] : { ...schema }) as Record<string, unknown>)[key] = inner;
+    }
+    return (out ?? schema) as T;
+  };
+  return {
+    components: (): TSchema[] => Object.entries(shapes).map(([name, schema]) => ({ ...schema, $id: name })),
+    named,
+  };
 }
 
 /**
@@ -112,8 +110,8 @@ function codesFor(status: number, route: ErrorRoute): ErrorCode[] {
 }
 
 /** An answer the route gives with `status`, for the document's example. */
-function exampleOf(status: number, url: string, codes: ErrorCode[]): AppError | undefined {
-  const samples = sampleFor(url);
+function exampleOf(docs: ApiDocs, status: number, url: string, codes: ErrorCode[]): AppError | undefined {
+  const samples = docs.sampleFor(url);
   if (status === 400) return validationError([{ field: 'title', message: 'must not be blank' }]);
   if (status === 404 && samples) return new AppError('NOT_FOUND', samples.notFound);
   if (status === 412 && samples) return preconditionFailed(etagOf(samples.record));
@@ -121,15 +119,15 @@ function exampleOf(status: number, url: string, codes: ErrorCode[]): AppError | 
 }
 
 /** An error response: its codes in words, its body the shared `ErrorResponse` component, an example answer. */
-export function describeErrors(status: number, url: string, route: ErrorRoute) {
+export function describeErrors(docs: ApiDocs, status: number, url: string, route: ErrorRoute) {
   const codes = codesFor(status, route);
-  const example = exampleOf(status, url, codes);
+  const example = exampleOf(docs, status, url, codes);
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}`).join('; ') || 'Error',
     headers: responseHeaders,
     content: {
       'application/json': {
-        schema: componentRef('ErrorResponse'),
+        schema: ref('ErrorResponse'),
         ...(example ? { example: example.toBody() } : {}),
       },
     },

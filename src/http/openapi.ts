@@ -6,16 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
 import { Deleted, LIMITS, RequiredText } from '../schemas/common.ts';
-import { components, namedRecords, sampleFor, TAGS } from './openapi-docs.ts';
+import { apiDocs, type ApiDocs, type ResourceDocs } from './api-docs.ts';
 import {
   describeErrors,
   documentBody,
   documentedStatuses,
   ETAG,
   finishDocument,
-  namedShapes,
   responseHeaders,
-  sharedComponents,
+  sharedShapes,
 } from './openapi-responses.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -33,10 +32,12 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Registered before the routes: @fastify/swagger collects every route added after it, whoever adds it,
  * and builds the document from the same TypeBox schemas that validate requests and serialize responses.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  // The error body and the records, as named components the document refers to. Only the document refers to
-  // them by name; the routes keep their inline schemas, so serialization does not depend on this registration.
-  for (const schema of [...components(), ...sharedComponents()]) app.addSchema(schema);
+export async function registerOpenApi(app: FastifyInstance, resources: readonly ResourceDocs[]): Promise<void> {
+  const docs = apiDocs(resources);
+  const shapes = sharedShapes(docs);
+  // The error body, the records and the shared shapes, as named components the document refers to. Only the
+  // document refers to them by name; the routes keep their inline schemas, so serialization does not depend on this.
+  for (const schema of [...docs.components(), ...shapes.components()]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -50,7 +51,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       servers: [{ url: '/', description: 'The server this document came from' }],
       // No authentication: an empty requirement list says so explicitly (rather than leaving it unsaid).
       security: [],
-      tags: [SERVICE_TAG, ...TAGS],
+      tags: [SERVICE_TAG, ...docs.tags],
     },
     // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -59,6 +60,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const methods = [route.method].flat().map((m) => m.toUpperCase());
       return {
         schema: documentRoute(
+          docs,
+          shapes.named,
           schema as RouteSchema,
           url,
           methods.some((m) => BODY_METHODS.has(m)),
@@ -153,8 +156,14 @@ type RouteSchema = {
  * the errors any route can give, the error responses as references to the shared component with their
  * codes, examples taken from the sample records, and the `X-Actor` header of every write.
  */
-function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): RouteSchema {
-  const samples = sampleFor(url);
+function documentRoute(
+  docs: ApiDocs,
+  namedShapes: <T>(schema: T) => T,
+  schema: RouteSchema,
+  url: string,
+  takesBody: boolean,
+): RouteSchema {
+  const samples = docs.sampleFor(url);
   const response: Record<string, unknown> = {};
   const statuses = documentedStatuses((schema.response ?? {}) as Record<string, TSchema>, {
     takesBody,
@@ -163,11 +172,11 @@ function documentRoute(schema: RouteSchema, url: string, takesBody: boolean): Ro
   const documented = schema.body && documentBody(schema.body);
   const errors = { takesBody, checked: documented?.codes ?? [] };
   for (const [status, s] of statuses) {
-    if (s === ErrorResponse) response[status] = describeErrors(Number(status), url, errors);
+    if (s === ErrorResponse) response[status] = describeErrors(docs, Number(status), url, errors);
     else if (s === Deleted && samples)
       response[status] = describeSuccess(status, namedShapes(s), { data: { id: samples.id, deleted: true } });
     else {
-      const named = namedRecords(s);
+      const named = docs.namedRecords(s);
       response[status] = describeSuccess(status, namedShapes(named.schema), named.example);
     }
   }

@@ -36,6 +36,8 @@ export interface CrudResource {
   readonly createResponse?: TObject;
   /** More components than the record's own (`Team` has `TeamSummary`). */
   readonly components?: readonly Component[];
+  /** Answer shapes the document names (`MarkedRead`), by component name. */
+  readonly shapes?: ResourceDocs['shapes'];
   /** Routes beyond the standard ones. */
   readonly more?: (app: TypedApp, services: Services, deps: ServiceDeps) => void;
 }
@@ -60,6 +62,7 @@ export function crudResource(rules: CrudRules, r: CrudResource): Resource {
     tag: { name: names.tag, description: r.description },
     collection: { path: names.path, label: names.label, samples: r.samples },
     components: [{ name: names.component, schema: record, samples: r.samples }, ...(r.components ?? [])],
+    shapes: r.shapes,
     routes(app, services, deps) {
       const service = services[names.storeKey as keyof Services] as CrudService | undefined;
       if (!service) throw new Error(`no service named ${names.storeKey}`);

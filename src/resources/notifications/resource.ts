@@ -2,7 +2,7 @@ import { kindNames } from '../../core/names.ts';
 import type { ResourceDef } from '../../core/rules.ts';
 import { crudResource } from '../resource.ts';
 import { markRoutes } from './routes.ts';
-import { Notification, NotificationCreate, NotificationQuery } from './schema.ts';
+import { MarkedRead, Notification, NotificationCreate, NotificationQuery } from './schema.ts';
 
 const names = kindNames('notification');
 
@@ -38,5 +38,6 @@ export const notifications = crudResource(notificationRules, {
   description: 'Per-user notifications the service creates as things change.',
   samples: [SAMPLE],
   schemas: { record: Notification, query: NotificationQuery },
+  shapes: { MarkedRead },
   more: (app, s) => markRoutes(app, s.notifications, names),
 });

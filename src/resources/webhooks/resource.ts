@@ -3,6 +3,7 @@ import { merge, type ResourceDef } from '../../core/rules.ts';
 import { randomAlphanumeric } from '../../core/runtime.ts';
 import { AppError, type ErrorDetail } from '../../errors.ts';
 import * as seed from '../../store/seed-data.ts';
+import { DeliveryRecord } from '../../webhooks/types.ts';
 import { crudResource } from '../resource.ts';
 import { deliveryRoutes } from './routes.ts';
 import {
@@ -87,5 +88,6 @@ export const webhooks = crudResource(webhookRules, {
   ],
   // The only answer with the secret.
   createResponse: WebhookWithSecret,
+  shapes: { DeliveryRecord },
   more: (app, s) => deliveryRoutes(app, s.deliveries, names),
 });
