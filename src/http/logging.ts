@@ -64,7 +64,7 @@ export class LinesPerTurn implements LineStream {
 /**
  * Each request's logger (`request.log`), bound to its request id, made only when something is logged through
  * it. Most requests log nothing but their access line (written by {@link AccessLog} through the service's
- * logger, with the request id as a field), so they no longer pay for a pino child each.
+ * logger, with the request id as a field), so they need no pino child of their own.
  */
 export function lazyChildLogger(
   logger: FastifyBaseLogger,

@@ -43,8 +43,7 @@ export class DeliveryHistory<C> {
 
 /**
  * The last `limit` items pushed. Once full, a push overwrites the oldest in place, so adding costs the same
- * whatever the limit: an array kept newest first (`unshift`, then cut to the limit) moved every item on each add,
- * 0.2–0.4 µs a delivery at the default 100 and 2–17 µs at `WEBHOOK_HISTORY=10000` (a ring: ~0.1 µs).
+ * whatever the limit (an array kept newest first would move every item on each add).
  */
 export class Ring<T> {
   private readonly items: T[] = [];
