@@ -19,6 +19,8 @@ export interface DomainEvent<T = unknown> {
   /** Who caused it: the `X-Actor` header, else `system`. */
   readonly actor: string;
   readonly at: string;
+  /** For a change a cascade made: the id of the record whose delete the client asked for. */
+  readonly cascadeOf?: string;
 }
 
 /** Who is making a request, as the services see it. */

@@ -25,6 +25,13 @@ export class AnyOf {
   constructor(...values: unknown[]) {
     this.values = values;
   }
+
+  /** Any one of `values`, however many (a spread of a long list would overflow the call stack). */
+  static of(values: readonly unknown[]): AnyOf {
+    const any = new AnyOf();
+    (any as { values: readonly unknown[] }).values = values;
+    return any;
+  }
 }
 
 /**
