@@ -9,8 +9,12 @@ import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
 import { iso, nextTimestamp, type Clock, type IdGenerator } from './runtime.ts';
 
-export interface ServiceDeps {
-  readonly store: Store;
+/**
+ * What a service is built on. `K` names the collections it reads outside a change (its own); its changes are made
+ * in `store.transaction`, whose collections the rules and the in-transaction consumers read and write.
+ */
+export interface ServiceDeps<K extends keyof Collections = keyof Collections> {
+  readonly store: Pick<Store, K | 'transaction'>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly events: EventBus;
@@ -21,14 +25,20 @@ export interface ServiceDeps {
  * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
  * A resource with operations of its own extends this class in its `service.ts`.
  */
-export class ResourceService<T extends Stamped, C extends object = object, U extends object = object, V = T> {
+export class ResourceService<
+  T extends Stamped,
+  C extends object = object,
+  U extends object = object,
+  V = T,
+  K extends keyof Collections = keyof Collections,
+> {
   private readonly defaults: Readonly<Record<string, unknown>>;
   /** The event types of this kind, made once so every event of a kind shares one string. */
   private readonly eventTypes: Readonly<Record<DomainEvent['kind'], DomainEvent['type']>>;
 
   constructor(
     protected readonly def: ResourceDef<T, C, U, V>,
-    protected readonly deps: ServiceDeps,
+    protected readonly deps: ServiceDeps<K>,
   ) {
     this.defaults = defaultsOf(def.createSchema);
     const type = def.names.type;
@@ -36,8 +46,8 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
   }
 
   /** The resource's collection in `store` (a transaction's, or the store read outside one). */
-  protected collectionIn(store: Collections): Collection<T> {
-    return store[this.def.names.storeKey as keyof Collections] as unknown as Collection<T>;
+  protected collectionIn(store: Pick<Collections, K>): Collection<T> {
+    return store[this.def.names.storeKey as K] as unknown as Collection<T>;
   }
 
   /** What of a record leaves the service. */

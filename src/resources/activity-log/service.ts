@@ -13,7 +13,7 @@ export const ACTIVITY_LABEL = 'Activity log entry';
 
 /** The append-only audit trail: entries are created, read and queried, never changed or deleted. */
 export class ActivityLogService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(private readonly deps: ServiceDeps<'activity'>) {}
 
   async get(id: string): Promise<ActivityEntry> {
     const entry = await this.deps.store.activity.get(id);
