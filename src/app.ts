@@ -124,10 +124,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   const services = createServices(serviceDeps, dispatcher);
 
-  // What the service does by itself after every change: the audit trail, the users' notifications, and
-  // signed deliveries to the webhooks subscribed (queued, never awaited).
-  events.subscribe('activity-log', activityConsumer(services.activity));
-  events.subscribe('notifications', notificationConsumer(store, services.notifications));
+  // What the service does by itself with every change: in its transaction, the audit trail and the users'
+  // notifications (all commit together or not at all); once committed, signed deliveries to the webhooks
+  // subscribed (queued, never awaited).
+  events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
+  events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
   events.subscribe('webhooks', webhookConsumer(store, dispatcher, ids));
 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,5 +1,5 @@
 import { notFound, validationError } from '../errors.ts';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus, Unit } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
 import type { Collections, Store } from '../store/store.ts';
@@ -9,8 +9,12 @@ import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
 import { iso, nextTimestamp, type Clock, type IdGenerator } from './runtime.ts';
 
-export interface ServiceDeps {
-  readonly store: Store;
+/**
+ * What a service is built on. `K` names the collections it reads outside a change (its own); its changes are made
+ * in `store.transaction`, whose collections the rules and the in-transaction consumers read and write.
+ */
+export interface ServiceDeps<K extends keyof Collections = keyof Collections> {
+  readonly store: Pick<Store, K | 'transaction'>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly events: EventBus;
@@ -21,14 +25,20 @@ export interface ServiceDeps {
  * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
  * A resource with operations of its own extends this class in its `service.ts`.
  */
-export class ResourceService<T extends Stamped, C extends object = object, U extends object = object, V = T> {
+export class ResourceService<
+  T extends Stamped,
+  C extends object = object,
+  U extends object = object,
+  V = T,
+  K extends keyof Collections = keyof Collections,
+> {
   private readonly defaults: Readonly<Record<string, unknown>>;
   /** The event types of this kind, made once so every event of a kind shares one string. */
   private readonly eventTypes: Readonly<Record<DomainEvent['kind'], DomainEvent['type']>>;
 
   constructor(
     protected readonly def: ResourceDef<T, C, U, V>,
-    protected readonly deps: ServiceDeps,
+    protected readonly deps: ServiceDeps<K>,
   ) {
     this.defaults = defaultsOf(def.createSchema);
     const type = def.names.type;
@@ -36,8 +46,8 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
   }
 
   /** The resource's collection in `store` (a transaction's, or the store read outside one). */
-  protected collectionIn(store: Collections): Collection<T> {
-    return store[this.def.names.storeKey as keyof Collections] as unknown as Collection<T>;
+  protected collectionIn(store: Pick<Collections, K>): Collection<T> {
+    return store[this.def.names.storeKey as K] as unknown as Collection<T>;
   }
 
   /** What of a record leaves the service. */
@@ -62,21 +72,23 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
   }
 
   /** Creates a record and returns it as stored: the one answer that may carry what `view` leaves out. */
-  async create(input: C, ctx: RequestContext = {}): Promise<T> {
+  create(input: C, ctx: RequestContext = {}): Promise<T> {
+    return this.deps.events.transaction(this.deps.store, (unit) => this.createIn(unit, input, ctx));
+  }
+
+  /** Creates a record in the open transaction of `unit`, as part of the change being made there. */
+  async createIn(unit: Unit, input: C, ctx: RequestContext = {}): Promise<T> {
     const now = iso(this.deps.clock.now());
-    const record = await this.deps.store.transaction(async (tx) => {
-      const fields = this.def.build(withDefaults(this.defaults, input) as C, now);
-      const record = {
-        id: this.deps.ids(this.def.idPrefix),
-        ...fields,
-        createdAt: now,
-        ...(this.def.updatedAt !== false ? { updatedAt: now } : {}),
-      } as unknown as T;
-      await this.assertValid(record, tx);
-      await this.collectionIn(tx).insert(record);
-      return record;
-    });
-    await this.publish('created', record, undefined, ctx);
+    const fields = this.def.build(withDefaults(this.defaults, input) as C, now);
+    const record = {
+      id: this.deps.ids(this.def.idPrefix),
+      ...fields,
+      createdAt: now,
+      ...(this.def.updatedAt !== false ? { updatedAt: now } : {}),
+    } as unknown as T;
+    await this.assertValid(record, unit.tx);
+    await this.collectionIn(unit.tx).insert(record);
+    await unit.publish(this.event('created', record, undefined, ctx));
     return record;
   }
 
@@ -99,35 +111,54 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
   }
 
   /** Writes `next(previous)` to the record `id` as one change: checked, stamped and published. */
-  protected async change(id: string, ctx: RequestContext, next: (previous: T, now: string) => T): Promise<T> {
-    const { record, previous, changed } = await this.deps.store.transaction(async (tx) => {
-      const collection = this.collectionIn(tx);
+  protected change(id: string, ctx: RequestContext, next: (previous: T, now: string) => T): Promise<T> {
+    return this.deps.events.transaction(this.deps.store, async (unit) => {
+      const collection = this.collectionIn(unit.tx);
       const previous = await collection.get(id);
       if (!previous) throw notFound(this.def.names.label, id);
       assertExpectedVersion(ctx.expectedVersions, previous);
       let record = next(previous, iso(this.deps.clock.now()));
       const changed = changedFields(previous, record);
-      if (changed.length > 0) await this.assertValid(record, tx, previous);
+      if (changed.length > 0) await this.assertValid(record, unit.tx, previous);
       if (this.def.updatedAt !== false) {
         record = { ...record, updatedAt: nextTimestamp(this.deps.clock, previous.updatedAt!) };
       }
       await collection.replace(record);
-      return { record, previous, changed };
-    });
-    if (changed.length > 0) await this.publish('updated', record, previous, ctx, changed);
-    return record;
-  }
-
-  async remove(id: string, ctx: RequestContext = {}): Promise<V> {
-    const record = await this.deps.store.transaction(async (tx) => {
-      const record = await this.collectionIn(tx).get(id);
-      if (!record) throw notFound(this.def.names.label, id);
-      assertExpectedVersion(ctx.expectedVersions, record);
-      await this.def.cascade?.(record, tx, iso(this.deps.clock.now()));
-      await this.collectionIn(tx).delete(id);
+      if (changed.length > 0) await unit.publish(this.event('updated', record, previous, ctx, changed));
       return record;
     });
-    await this.publish('deleted', record, record, ctx);
+  }
+
+  /**
+   * Deletes a record and what depends on it (the rules' `cascade`). Each record the cascade changed is published
+   * first, as a change of its own by the same actor with `cascadeOf` naming this record, then this record's delete.
+   */
+  async remove(id: string, ctx: RequestContext = {}): Promise<V> {
+    const record = await this.deps.events.transaction(this.deps.store, async (unit) => {
+      const collection = this.collectionIn(unit.tx);
+      const record = await collection.get(id);
+      if (!record) throw notFound(this.def.names.label, id);
+      assertExpectedVersion(ctx.expectedVersions, record);
+      const actor = this.actorOf(record, ctx);
+      for (const c of (await this.def.cascade?.(record, unit.tx, iso(this.deps.clock.now()))) ?? []) {
+        await unit.publish({
+          id: this.deps.ids('evt'),
+          type: `${c.resourceType}.${c.kind}`,
+          resourceType: c.resourceType,
+          kind: c.kind,
+          // Published as stored: no kind a cascade reaches has a `view`.
+          record: c.record,
+          previous: c.previous,
+          ...(c.changed ? { changed: c.changed } : {}),
+          actor,
+          at: iso(this.deps.clock.now()),
+          cascadeOf: record.id,
+        });
+      }
+      await collection.delete(id);
+      await unit.publish(this.event('deleted', record, record, ctx));
+      return record;
+    });
     return this.view(record);
   }
 
@@ -136,25 +167,28 @@ export class ResourceService<T extends Stamped, C extends object = object, U ext
     if (problems.length > 0) throw validationError(problems);
   }
 
-  private async publish(
+  /** Who a change is by: the request's actor, else the rules' default for the record, else `system`. */
+  private actorOf(record: T, ctx: RequestContext): string {
+    return ctx.actor ?? this.def.defaultActor?.(record) ?? 'system';
+  }
+
+  private event(
     kind: DomainEvent['kind'],
     record: T,
     previous: T | undefined,
     ctx: RequestContext,
     changed?: string[],
-  ): Promise<void> {
-    await this.deps.events.publish([
-      {
-        id: this.deps.ids('evt'),
-        type: this.eventTypes[kind],
-        resourceType: this.def.names.type,
-        kind,
-        record: this.view(record),
-        ...(kind === 'created' ? {} : { previous: previous && this.view(previous) }),
-        ...(changed ? { changed } : {}),
-        actor: ctx.actor ?? this.def.defaultActor?.(record) ?? 'system',
-        at: iso(this.deps.clock.now()),
-      },
-    ]);
+  ): DomainEvent {
+    return {
+      id: this.deps.ids('evt'),
+      type: this.eventTypes[kind],
+      resourceType: this.def.names.type,
+      kind,
+      record: this.view(record),
+      ...(kind === 'created' ? {} : { previous: previous && this.view(previous) }),
+      ...(changed ? { changed } : {}),
+      actor: this.actorOf(record, ctx),
+      at: iso(this.deps.clock.now()),
+    };
   }
 }

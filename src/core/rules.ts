@@ -38,8 +38,21 @@ export interface ResourceDef<T extends Stamped, C extends object, U extends obje
    * secret). Only `create` returns the stored record. Absent: the record as stored.
    */
   readonly view?: (record: T) => V;
-  /** Deletes or detaches what depends on a record being deleted. */
-  cascade?(record: T, tx: Collections, now: string): Promise<void>;
+  /**
+   * Deletes or detaches what depends on a record being deleted (`now`: the time of the delete), children before
+   * parents, and answers each record it changed, in that order: each becomes an event of its own.
+   */
+  cascade?(record: T, tx: Collections, now: string): Promise<readonly Cascaded[]>;
+}
+
+/** A record a cascade deleted, or updated (a detach: `changed` names the fields). */
+export interface Cascaded {
+  readonly resourceType: ResourceType;
+  readonly kind: 'deleted' | 'updated';
+  /** The record after the change; for a delete, as it was. */
+  readonly record: Stamped;
+  readonly previous: Stamped;
+  readonly changed?: readonly string[];
 }
 
 /**

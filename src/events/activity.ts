@@ -1,5 +1,6 @@
 import type { ActivityCreate } from '../resources/activity-log/schema.ts';
-import type { Consumer } from './bus.ts';
+import type { Collections } from '../store/store.ts';
+import type { TransactionalConsumer } from './bus.ts';
 import {
   labelOf,
   milestoneReached,
@@ -24,14 +25,16 @@ export function activityFor(event: DomainEvent): ActivityCreate[] {
   const noun = nounOf(event);
   const entries: ActivityCreate[] = [];
   // Each entry is built as one object literal, every field named: entries are kept for the life of the log.
+  // A change a cascade made says so: in its summary, and in `metadata.cascadeOf`.
+  const cascade = event.cascadeOf;
   const add = (action: string, summary: string, metadata: Record<string, unknown>) =>
     entries.push({
       actor: event.actor,
       resourceType: event.resourceType,
       resourceId: String(record.id),
       action,
-      summary,
-      metadata,
+      summary: cascade === undefined ? summary : `${summary} (cascade: ${cascade} deleted)`,
+      metadata: cascade === undefined ? metadata : { ...metadata, cascadeOf: cascade },
     });
 
   switch (event.kind) {
@@ -70,9 +73,11 @@ export function activityFor(event: DomainEvent): ActivityCreate[] {
   return entries;
 }
 
-/** Writes the activity entries of every change. */
-export function activityConsumer(log: { record(input: ActivityCreate): Promise<unknown> }): Consumer {
-  return async (event) => {
-    for (const entry of activityFor(event)) await log.record(entry);
+/** Writes the activity entries of every change, in the change's transaction. */
+export function activityConsumer(log: {
+  record(tx: Pick<Collections, 'activity'>, input: ActivityCreate): Promise<unknown>;
+}): TransactionalConsumer {
+  return async (event, { tx }) => {
+    for (const entry of activityFor(event)) await log.record(tx, entry);
   };
 }

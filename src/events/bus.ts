@@ -1,25 +1,71 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Collections, Store } from '../store/store.ts';
 import type { DomainEvent } from './types.ts';
 
+/** Follows what has committed: it can no longer change it, and never fails the request that caused it. */
 export type Consumer = (event: DomainEvent) => void | Promise<void>;
 
 /**
- * Fans each published event out to its consumers. A consumer that throws or rejects is logged and
- * isolated: it never fails the request that caused the event and never stops the other consumers.
- * `publish` resolves once every consumer has finished with the event, so what they write (activity,
- * notifications) is visible to the caller's next request; slow work (webhook delivery) must be queued
- * by its consumer, not awaited.
+ * One open transaction and the changes made in it. What is written through `tx` commits with the change or not at
+ * all; `publish` announces a change made in it.
+ */
+export interface Unit {
+  readonly tx: Collections;
+  /** Hands the event to the in-transaction consumers now, and to the others once the transaction has committed. */
+  publish(event: DomainEvent): Promise<void>;
+}
+
+/**
+ * Writes what a change causes, in the change's own transaction (activity entries, notifications), reading what it
+ * needs through `unit.tx`. Throwing fails the change: nothing of it is kept.
+ */
+export type TransactionalConsumer = (event: DomainEvent, unit: Unit) => Promise<void>;
+
+/**
+ * Fans each change out to its consumers in two phases. A change is made in `transaction`: every event published
+ * in it goes at once to the in-transaction consumers (`subscribeInTransaction`), whose writes join the transaction,
+ * and is staged; when the transaction commits, the staged events are released to the after-commit consumers
+ * (`subscribe`), in the order they were published. A transaction that fails releases nothing.
+ *
+ * An after-commit consumer that throws or rejects is logged and isolated: it never fails the request and never
+ * stops the other consumers. `transaction` resolves once every consumer has finished with its events, so what they
+ * do is visible to the caller's next request; slow work (webhook delivery) must be queued, not awaited.
  */
 export class EventBus {
+  private readonly transactional: { name: string; consume: TransactionalConsumer }[] = [];
   private readonly consumers: { name: string; consume: Consumer }[] = [];
 
   constructor(private readonly log: FastifyBaseLogger) {}
 
+  /** Adds a consumer of committed changes. */
   subscribe(name: string, consume: Consumer): void {
     this.consumers.push({ name, consume });
   }
 
-  async publish(events: readonly DomainEvent[]): Promise<void> {
+  /** Adds a consumer that writes in each change's transaction. */
+  subscribeInTransaction(name: string, consume: TransactionalConsumer): void {
+    this.transactional.push({ name, consume });
+  }
+
+  /** Runs `work` in one transaction of `store`; see the class. Answers what `work` answers. */
+  async transaction<R>(store: Pick<Store, 'transaction'>, work: (unit: Unit) => Promise<R>): Promise<R> {
+    const staged: DomainEvent[] = [];
+    const result = await store.transaction((tx) => {
+      const unit: Unit = {
+        tx,
+        publish: async (event) => {
+          staged.push(event);
+          for (const { consume } of this.transactional) await consume(event, unit);
+        },
+      };
+      return work(unit);
+    });
+    await this.release(staged);
+    return result;
+  }
+
+  /** Hands committed events to the after-commit consumers. */
+  private async release(events: readonly DomainEvent[]): Promise<void> {
     if (this.consumers.length === 0) return;
     for (const event of events) {
       for (const { name, consume } of this.consumers) {

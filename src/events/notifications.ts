@@ -1,8 +1,11 @@
 import type { NotificationCreate } from '../resources/notifications/schema.ts';
 import type { Collections } from '../store/store.ts';
-import type { Consumer } from './bus.ts';
+import type { TransactionalConsumer, Unit } from './bus.ts';
 import { labelOf, milestoneReached, recordOf, taskAssignment } from './derived.ts';
 import type { DomainEvent } from './types.ts';
+
+/** What the rules read: the task commented on, the project, its team. */
+type Readers = Pick<Collections, 'tasks' | 'projects' | 'teams'>;
 
 /**
  * Who hears of a change:
@@ -11,7 +14,7 @@ import type { DomainEvent } from './types.ts';
  * - `milestone_reached`, `project_updated`: the members of the project's team.
  * Never the actor who caused it.
  */
-export async function notificationsFor(event: DomainEvent, store: Collections): Promise<NotificationCreate[]> {
+export async function notificationsFor(event: DomainEvent, store: Readers): Promise<NotificationCreate[]> {
   const record = recordOf(event);
   const by = event.actor === 'system' ? '' : `${event.actor} `;
   const out: NotificationCreate[] = [];
@@ -75,18 +78,17 @@ export async function notificationsFor(event: DomainEvent, store: Collections): 
   return out;
 }
 
-async function teamOf(store: Collections, teamId: string | null): Promise<string[]> {
+async function teamOf(store: Readers, teamId: string | null): Promise<string[]> {
   if (!teamId) return [];
   const team = await store.teams.get(teamId);
   return team ? team.members.map((m) => m.username) : [];
 }
 
-/** Writes the notifications each change calls for. */
-export function notificationConsumer(
-  store: Collections,
-  notifications: { create(input: NotificationCreate): Promise<unknown> },
-): Consumer {
-  return async (event) => {
-    for (const n of await notificationsFor(event, store)) await notifications.create(n);
+/** Writes the notifications each change calls for, in the change's transaction (read through it too). */
+export function notificationConsumer(notifications: {
+  createIn(unit: Unit, input: NotificationCreate): Promise<unknown>;
+}): TransactionalConsumer {
+  return async (event, unit) => {
+    for (const n of await notificationsFor(event, unit.tx)) await notifications.createIn(unit, n);
   };
 }

@@ -5,7 +5,7 @@ export type ResourceType =
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
 /**
- * One change made through the interface, published after the write succeeded.
+ * One change made through the interface (or by a cascade), published in the transaction that writes it (bus.ts).
  * `previous` is the record before an update or delete; `changed` names the fields an update altered.
  */
 export interface DomainEvent<T = unknown> {
@@ -19,6 +19,8 @@ export interface DomainEvent<T = unknown> {
   /** Who caused it: the `X-Actor` header, else `system`. */
   readonly actor: string;
   readonly at: string;
+  /** For a change a cascade made: the id of the record whose delete the client asked for. */
+  readonly cascadeOf?: string;
 }
 
 /** Who is making a request, as the services see it. */

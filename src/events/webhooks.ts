@@ -1,6 +1,6 @@
 import type { IdGenerator } from '../core/runtime.ts';
 import { EVENT_TYPES, WILDCARD } from '../resources/webhooks/schema.ts';
-import type { Store } from '../store/store.ts';
+import type { Collections } from '../store/store.ts';
 import { AnyOf } from '../store/types.ts';
 import type { DeliveryTarget, OutboundEvent } from '../webhooks/types.ts';
 import type { Consumer } from './bus.ts';
@@ -28,9 +28,12 @@ export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent
   return out;
 }
 
-/** Queues every webhook event for the active webhooks subscribed to its type or to `*`. Never waits on delivery. */
+/**
+ * Queues every webhook event for the active webhooks subscribed to its type or to `*`, once its change has
+ * committed. Never waits on delivery.
+ */
 export function webhookConsumer(
-  store: Store,
+  store: Pick<Collections, 'webhooks'>,
   dispatcher: { enqueue(target: DeliveryTarget, event: OutboundEvent): void; forget(webhookId: string): void },
   ids: IdGenerator,
 ): Consumer {

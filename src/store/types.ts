@@ -25,6 +25,13 @@ export class AnyOf {
   constructor(...values: unknown[]) {
     this.values = values;
   }
+
+  /** Any one of `values`, however many (a spread of a long list would overflow the call stack). */
+  static of(values: readonly unknown[]): AnyOf {
+    const any = new AnyOf();
+    (any as { values: readonly unknown[] }).values = values;
+    return any;
+  }
 }
 
 /**
@@ -45,6 +52,20 @@ export interface Collection<T extends Entity> {
   replace(record: T): Promise<void>;
   /** Removes the record; false when there was none. */
   delete(id: string): Promise<boolean>;
+  /** Removes every record matching `filter` (as `list` matches); answers them as they were, in creation order. */
+  deleteWhere(filter: Filter<T>): Promise<T[]>;
+  /**
+   * Writes the fields of `changes` into every record matching `filter`. With `updatedAt`, each one's `updatedAt`
+   * becomes that instant, or 1 ms after its own when that is not earlier (always strictly later, as any update).
+   * Records keep their place. Answers each record changed, before and after, in creation order.
+   */
+  updateWhere(filter: Filter<T>, changes: Partial<Omit<T, 'id'>>, updatedAt?: string): Promise<Updated<T>[]>;
+}
+
+/** A record before and after an update. */
+export interface Updated<T> {
+  readonly previous: T;
+  readonly record: T;
 }
 
 export interface ActivityQuery {

@@ -58,6 +58,7 @@ test('project.updated carries the names of the fields that changed; delete write
   await api.delete('/api/projects/proj_005', { 'x-actor': 'dana' });
   assert.deepEqual((await newEntries(api)).map(brief), [
     ['project.updated', 'system', 'project', 'proj_005', { fields: ['name', 'status'] }],
+    ['task.deleted', 'dana', 'task', 'task_010', { cascadeOf: 'proj_005' }],
     ['project.deleted', 'dana', 'project', 'proj_005', {}],
   ]);
 });

@@ -238,6 +238,77 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
       });
     });
 
+    describe('set-based changes', () => {
+      test('deleteWhere removes the matching records and answers them as they were, in creation order', async () => {
+        await store.projects.insert(project('p1'));
+        await store.projects.insert(project('p2'));
+        await withTasksIn([
+          task('t1', 'p1', { assignee: 'bob' }),
+          task('t2', 'p2'),
+          task('t3', 'p1'),
+          task('t4', 'p1', { assignee: 'carol' }),
+        ]);
+        await store.tasks.replace(task('t1', 'p1', { assignee: 'bob', title: 'Changed' }));
+        assert.deepEqual(await store.tasks.deleteWhere({ projectId: 'p1', assignee: new AnyOf('bob', null) }), [
+          task('t1', 'p1', { assignee: 'bob', title: 'Changed' }),
+          task('t3', 'p1'),
+        ]);
+        assert.deepEqual(ids(await store.tasks.list()), ['t2', 't4']);
+        assert.deepEqual(await store.tasks.deleteWhere({ projectId: 'p1', assignee: 'nobody' }), []);
+        assert.deepEqual(ids(await store.tasks.deleteWhere({ id: new AnyOf('t4', 't2') })), ['t2', 't4']);
+        assert.equal(await store.tasks.count(), 0);
+      });
+
+      test('updateWhere writes the changes into the matching records, each stamped strictly later', async () => {
+        await store.teams.insert(team('team_1'));
+        await store.teams.insert(team('team_2'));
+        await store.projects.insert(project('p1', { teamId: 'team_1', updatedAt: T(1) }));
+        await store.projects.insert(project('p2', { teamId: 'team_2' }));
+        await store.projects.insert(project('p3', { teamId: 'team_1', updatedAt: T(9) }));
+        const updated = await store.projects.updateWhere({ teamId: 'team_1' }, { teamId: null }, T(5));
+        assert.deepEqual(updated, [
+          {
+            previous: project('p1', { teamId: 'team_1', updatedAt: T(1) }),
+            record: project('p1', { teamId: null, updatedAt: T(5) }),
+          },
+          {
+            previous: project('p3', { teamId: 'team_1', updatedAt: T(9) }),
+            record: project('p3', { teamId: null, updatedAt: T(9, 0, 1) }),
+          },
+        ]);
+        assert.deepEqual(await store.projects.list(), [
+          project('p1', { teamId: null, updatedAt: T(5) }),
+          project('p2', { teamId: 'team_2' }),
+          project('p3', { teamId: null, updatedAt: T(9, 0, 1) }),
+        ]);
+        assert.deepEqual(ids(await store.projects.list({ teamId: null })), ['p1', 'p3']);
+        assert.deepEqual(ids(await store.projects.list({ teamId: 'team_1' })), []);
+        // Without `updatedAt`, only the changes are written.
+        const renamed = await store.projects.updateWhere({ id: 'p2' }, { name: 'Renamed' });
+        assert.deepEqual(
+          renamed.map((u) => u.record),
+          [project('p2', { teamId: 'team_2', name: 'Renamed' })],
+        );
+        assert.deepEqual(await store.projects.updateWhere({ teamId: 'team_9' }, { teamId: null }, T(5)), []);
+      });
+
+      test('a transaction that throws undoes its deleteWhere and updateWhere', async () => {
+        await store.teams.insert(team('team_1'));
+        await store.projects.insert(project('p1', { teamId: 'team_1' }));
+        await withTasksIn([task('t1', 'p1'), task('t2', 'p1'), task('t3', 'p1')]);
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            assert.equal((await tx.tasks.deleteWhere({ projectId: 'p1' })).length, 3);
+            assert.equal((await tx.projects.updateWhere({ teamId: 'team_1' }, { teamId: null }, T(30))).length, 1);
+            assert.equal(await tx.tasks.count(), 0);
+            throw new Error('undo');
+          }),
+        );
+        assert.deepEqual(await store.tasks.list(), [task('t1', 'p1'), task('t2', 'p1'), task('t3', 'p1')]);
+        assert.deepEqual(await store.projects.list({ teamId: 'team_1' }), [project('p1', { teamId: 'team_1' })]);
+      });
+    });
+
     describe('activity log', () => {
       test('newest first; equal timestamps: last appended first; out-of-order appends are placed by time', async () => {
         await store.activity.append(activity('a', T(1)));

@@ -2,6 +2,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { iso, parseInstant } from '../../core/runtime.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
+import type { Collections } from '../../store/store.ts';
 import { defaultsOf, withDefaults } from '../../schemas/common.ts';
 import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema.ts';
 
@@ -12,7 +13,7 @@ export const ACTIVITY_LABEL = 'Activity log entry';
 
 /** The append-only audit trail: entries are created, read and queried, never changed or deleted. */
 export class ActivityLogService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(private readonly deps: ServiceDeps<'activity'>) {}
 
   async get(id: string): Promise<ActivityEntry> {
     const entry = await this.deps.store.activity.get(id);
@@ -30,11 +31,14 @@ export class ActivityLogService {
     });
   }
 
-  /** Appends an entry posted through the interface and publishes it (`sprint.*` entries are webhook events). */
-  async append(input: ActivityCreate, ctx: RequestContext = {}): Promise<ActivityEntry> {
-    const entry = await this.record(input);
-    await this.deps.events.publish([
-      {
+  /**
+   * Appends an entry posted through the interface and publishes it (`sprint.*` entries are webhook events), in one
+   * transaction as every change.
+   */
+  append(input: ActivityCreate, ctx: RequestContext = {}): Promise<ActivityEntry> {
+    return this.deps.events.transaction(this.deps.store, async (unit) => {
+      const entry = await this.record(unit.tx, input);
+      await unit.publish({
         id: this.deps.ids('evt'),
         type: 'activity.created',
         resourceType: 'activity',
@@ -42,13 +46,16 @@ export class ActivityLogService {
         record: entry,
         actor: ctx.actor ?? entry.actor,
         at: entry.timestamp,
-      },
-    ]);
-    return entry;
+      });
+      return entry;
+    });
   }
 
-  /** Appends an entry the service writes about its own changes; its `timestamp` is the server's time. */
-  async record(input: ActivityCreate): Promise<ActivityEntry> {
+  /**
+   * Appends an entry to the log of `tx` (the transaction of the change it is about); its `timestamp` is the
+   * server's time.
+   */
+  async record(tx: Pick<Collections, 'activity'>, input: ActivityCreate): Promise<ActivityEntry> {
     const { action, actor, resourceType, resourceId, summary, metadata } = withDefaults(defaults, input);
     const entry: ActivityEntry = {
       id: this.deps.ids('act'),
@@ -60,7 +67,7 @@ export class ActivityLogService {
       metadata: isEmpty(metadata!) ? NO_METADATA : metadata!,
       timestamp: iso(this.deps.clock.now()),
     };
-    await this.deps.store.activity.append(entry);
+    await tx.activity.append(entry);
     return entry;
   }
 }

@@ -2,8 +2,8 @@ import { ResourceService, type ServiceDeps } from '../../core/resource-service.t
 import { commentRules } from './resource.ts';
 import type { Comment, CommentCreate, CommentPatch } from './schema.ts';
 
-export class CommentService extends ResourceService<Comment, CommentCreate, CommentPatch> {
-  constructor(deps: ServiceDeps) {
+export class CommentService extends ResourceService<Comment, CommentCreate, CommentPatch, Comment, 'comments'> {
+  constructor(deps: ServiceDeps<'comments'>) {
     super(commentRules, deps);
   }
 }

@@ -2,8 +2,14 @@ import { ResourceService, type ServiceDeps } from '../../core/resource-service.t
 import { milestoneRules } from './resource.ts';
 import type { Milestone, MilestoneCreate, MilestonePatch } from './schema.ts';
 
-export class MilestoneService extends ResourceService<Milestone, MilestoneCreate, MilestonePatch> {
-  constructor(deps: ServiceDeps) {
+export class MilestoneService extends ResourceService<
+  Milestone,
+  MilestoneCreate,
+  MilestonePatch,
+  Milestone,
+  'milestones'
+> {
+  constructor(deps: ServiceDeps<'milestones'>) {
     super(milestoneRules, deps);
   }
 }

@@ -4,8 +4,14 @@ import { AppError } from '../../errors.ts';
 import { notificationRules } from './resource.ts';
 import type { Notification, NotificationCreate } from './schema.ts';
 
-export class NotificationService extends ResourceService<Notification, NotificationCreate, never> {
-  constructor(deps: ServiceDeps) {
+export class NotificationService extends ResourceService<
+  Notification,
+  NotificationCreate,
+  never,
+  Notification,
+  'notifications'
+> {
+  constructor(deps: ServiceDeps<'notifications'>) {
     super(notificationRules, deps);
   }
 

@@ -25,7 +25,8 @@ export const projectRules: ResourceDef<Project, ProjectInput, ProjectInput> = {
 
 export const projects = crudResource(projectRules, {
   description:
-    'Projects, optionally owned by a team. `PUT` replaces; delete cascades to tasks, milestones and comments.',
+    'Projects, optionally owned by a team. `PUT` replaces; delete cascades to tasks (with their comments and time ' +
+    'entries), milestones and comments, each recorded and published as a delete of its own (`cascadeOf`).',
   samples: seed.projects,
   schemas: { record: Project, query: ProjectQuery, update: ProjectInput },
 });

@@ -21,7 +21,7 @@ export const taskRules: ResourceDef<Task, TaskCreate, TaskPatch> = {
   }),
   apply: 'merge',
   check: reference('projectId', 'project', (tx, id) => tx.projects.get(id)),
-  cascade: (task, tx) => deleteTaskDependents(tx, task.id),
+  cascade: (task, tx) => deleteTaskDependents(tx, [task.id]),
 };
 
 export const tasks = crudResource(taskRules, {

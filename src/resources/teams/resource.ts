@@ -1,8 +1,8 @@
 import { kindNames } from '../../core/names.ts';
 import type { ResourceDef } from '../../core/rules.ts';
-import { nextTimestamp } from '../../core/runtime.ts';
 import type { ErrorDetail } from '../../errors.ts';
 import * as seed from '../../store/seed-data.ts';
+import { detachTeamProjects } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
 import { Team, TeamCreate, TeamPatch, TeamSummary } from './schema.ts';
 
@@ -25,12 +25,7 @@ export const teamRules: ResourceDef<Team, TeamCreate, TeamPatch> = {
     return problems;
   },
   // Projects of a deleted team stay, without a team.
-  async cascade(team, tx, now) {
-    const clock = { now: () => new Date(now) };
-    for (const project of await tx.projects.list({ teamId: team.id })) {
-      await tx.projects.replace({ ...project, teamId: null, updatedAt: nextTimestamp(clock, project.updatedAt) });
-    }
-  },
+  cascade: (team, tx, now) => detachTeamProjects(tx, team.id, now),
 };
 
 /** A team as the collection lists it: `memberCount` instead of `members`. */

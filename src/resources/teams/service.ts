@@ -2,8 +2,8 @@ import { ResourceService, type ServiceDeps } from '../../core/resource-service.t
 import { teamRules } from './resource.ts';
 import type { Team, TeamCreate, TeamPatch } from './schema.ts';
 
-export class TeamService extends ResourceService<Team, TeamCreate, TeamPatch> {
-  constructor(deps: ServiceDeps) {
+export class TeamService extends ResourceService<Team, TeamCreate, TeamPatch, Team, 'teams'> {
+  constructor(deps: ServiceDeps<'teams'>) {
     super(teamRules, deps);
   }
 }

@@ -2,8 +2,14 @@ import { ResourceService, type ServiceDeps } from '../../core/resource-service.t
 import { timeEntryRules } from './resource.ts';
 import type { TimeEntry, TimeEntryCreate, TimeEntryPatch } from './schema.ts';
 
-export class TimeEntryService extends ResourceService<TimeEntry, TimeEntryCreate, TimeEntryPatch> {
-  constructor(deps: ServiceDeps) {
+export class TimeEntryService extends ResourceService<
+  TimeEntry,
+  TimeEntryCreate,
+  TimeEntryPatch,
+  TimeEntry,
+  'timeEntries'
+> {
+  constructor(deps: ServiceDeps<'timeEntries'>) {
     super(timeEntryRules, deps);
   }
 }

@@ -14,8 +14,8 @@ import {
  * Webhooks. Every answer but `create` shows a webhook without its secret (the rules' `view`); `create` returns
  * it once, and `withSecret` gives it to the delivery of events, never to a response.
  */
-export class WebhookService extends ResourceService<WebhookRecord, WebhookCreate, WebhookPatch, Webhook> {
-  constructor(deps: ServiceDeps) {
+export class WebhookService extends ResourceService<WebhookRecord, WebhookCreate, WebhookPatch, Webhook, 'webhooks'> {
+  constructor(deps: ServiceDeps<'webhooks'>) {
     super(webhookRules, deps);
   }
 

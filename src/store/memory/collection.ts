@@ -1,4 +1,4 @@
-import { AnyOf, type Collection, type Entity, type Filter } from '../types.ts';
+import { AnyOf, type Collection, type Entity, type Filter, type Updated } from '../types.ts';
 
 /**
  * A collection held in a Map, with a secondary index per filterable field so that a filtered list costs
@@ -94,6 +94,23 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     return true;
   }
 
+  async deleteWhere(filter: Filter<T>): Promise<T[]> {
+    const gone = await this.list(filter);
+    for (const record of gone) await this.delete(record.id);
+    return gone;
+  }
+
+  async updateWhere(filter: Filter<T>, changes: Partial<Omit<T, 'id'>>, updatedAt?: string): Promise<Updated<T>[]> {
+    const updated: Updated<T>[] = [];
+    for (const previous of await this.list(filter)) {
+      const record = { ...previous, ...changes } as T;
+      if (updatedAt !== undefined) (record as { updatedAt?: string }).updatedAt = later(updatedAt, previous);
+      await this.replace(record);
+      updated.push({ previous, record: this.record(record.id)! });
+    }
+    return updated;
+  }
+
   /** The record's place in the insertion order, for `restore`. */
   rankOf(id: string): number | undefined {
     return this.ranks.get(id);
@@ -173,6 +190,13 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
       }
     }
   }
+}
+
+/** `at`, or 1 ms after the record's own `updatedAt` when that is not earlier. */
+function later(at: string, record: object): string {
+  const own = Date.parse(String((record as { updatedAt?: unknown }).updatedAt));
+  const ms = Date.parse(at);
+  return Number.isNaN(own) || ms > own ? at : new Date(own + 1).toISOString();
 }
 
 const EMPTY: ReadonlySet<string> = new Set();

@@ -1,4 +1,4 @@
-import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Filter } from '../types.ts';
+import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Filter, Updated } from '../types.ts';
 import type { MemoryActivityLog } from './activity-log.ts';
 import type { MemoryCollection } from './collection.ts';
 
@@ -66,6 +66,19 @@ class UndoableCollection<T extends Entity> implements Collection<T> {
     if (!(await base.delete(id))) return false;
     this.steps.push(() => base.restore(previous!, rank!));
     return true;
+  }
+
+  async deleteWhere(filter: Filter<T>): Promise<T[]> {
+    const gone = await this.base.list(filter);
+    for (const record of gone) await this.delete(record.id);
+    return gone;
+  }
+
+  async updateWhere(filter: Filter<T>, changes: Partial<Omit<T, 'id'>>, updatedAt?: string): Promise<Updated<T>[]> {
+    const base = this.base;
+    const updated = await base.updateWhere(filter, changes, updatedAt);
+    for (const { previous } of updated) this.steps.push(() => void base.replace(previous));
+    return updated;
   }
 }
 

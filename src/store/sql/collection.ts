@@ -1,5 +1,5 @@
 import { AnyOf, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
-import type { Collection, Entity, Filter } from '../types.ts';
+import type { Collection, Entity, Filter, Updated } from '../types.ts';
 import type { SqlClient } from './driver.ts';
 import { parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
 
@@ -11,12 +11,15 @@ export class TableSql {
   readonly insert: string;
   readonly update: string;
   readonly delete: string;
+  /** The select list that makes rows the records themselves. */
+  readonly fields: string;
   private readonly byField: Map<string, Column>;
 
   constructor(readonly table: Table) {
     const { name, columns } = table;
     this.byField = new Map(columns.map((c) => [c.field, c]));
-    this.select = `SELECT ${columns.map(selectExpression).join(', ')} FROM ${name}`;
+    this.fields = columns.map(selectExpression).join(', ');
+    this.select = `SELECT ${this.fields} FROM ${name}`;
     this.get = `${this.select} WHERE id = $1`;
     this.count = `SELECT count(*)::int AS n FROM ${name}`;
     this.insert =
@@ -39,6 +42,13 @@ export class TableSql {
   updateValues(record: object): unknown[] {
     const r = record as Record<string, unknown>;
     return [r.id, ...this.table.columns.filter((c) => c.field !== 'id').map((c) => toParameter(c, r[c.field]))];
+  }
+
+  /** The column of a field the records have; throws for any other. */
+  column(field: string): Column {
+    const c = this.byField.get(field);
+    if (!c) throw new Error(`${this.table.name} has no field ${field}`);
+    return c;
   }
 
   /**
@@ -116,7 +126,59 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
   async delete(id: string): Promise<boolean> {
     return (await this.db.query(this.sql.delete, [id])).length > 0;
   }
+
+  /** One statement: the rows deleted are returned and put in creation order. */
+  async deleteWhere(filter: Filter<T>): Promise<T[]> {
+    const params: unknown[] = [];
+    const { name } = this.sql.table;
+    const text =
+      `WITH gone AS (DELETE FROM ${name}${whereClause(this.sql.where(filter, params))} RETURNING *) ` +
+      `SELECT ${this.sql.fields} FROM gone ORDER BY seq`;
+    return this.db.query<T>(text, params);
+  }
+
+  /**
+   * One statement: the matching rows are read (and locked) and updated from the same snapshot, and both versions
+   * of each come back, told apart by `@version` and ordered by creation (`@seq`), the version before first.
+   */
+  async updateWhere(filter: Filter<T>, changes: Partial<Omit<T, 'id'>>, updatedAt?: string): Promise<Updated<T>[]> {
+    const params: unknown[] = [];
+    const { name } = this.sql.table;
+    const where = whereClause(this.sql.where(filter, params));
+    const sets = Object.entries(changes)
+      .filter(([field, value]) => field !== 'id' && value !== undefined)
+      .map(([field, value]) => {
+        const c = this.sql.column(field);
+        return `${c.column} = ${parameter(c, params.push(toParameter(c, value)))}`;
+      });
+    if (updatedAt !== undefined) {
+      const c = this.sql.column('updatedAt');
+      sets.push(`${c.column} = GREATEST($${params.push(updatedAt)}::timestamptz, t.${c.column} + interval '1 ms')`);
+    }
+    if (sets.length === 0) return (await this.list(filter)).map((record) => ({ previous: record, record }));
+    const text =
+      `WITH previous AS (SELECT * FROM ${name}${where} FOR UPDATE), ` +
+      `changed AS (UPDATE ${name} AS t SET ${sets.join(', ')} FROM previous WHERE t.id = previous.id RETURNING t.*) ` +
+      `SELECT 'previous' AS "@version", seq AS "@seq", ${this.sql.fields} FROM previous ` +
+      `UNION ALL SELECT 'record', seq, ${this.sql.fields} FROM changed ORDER BY 2, 1`;
+    const rows = await this.db.query<Versioned<T>>(text, params);
+    const updated: Updated<T>[] = [];
+    for (let i = 0; i + 1 < rows.length; i += 2) {
+      updated.push({ previous: recordOf(rows[i]!), record: recordOf(rows[i + 1]!) });
+    }
+    return updated;
+  }
 }
+
+type Versioned<T> = T & { '@version': string; '@seq': unknown };
+
+/** A row of `updateWhere` without its bookkeeping columns: the record. */
+function recordOf<T>(row: Versioned<T>): T {
+  const { '@version': _version, '@seq': _seq, ...record } = row;
+  return record as T;
+}
+
+const whereClause = (conditions: string[]) => (conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '');
 
 /** The activity log in its table, read newest first: by time, then by append order (`seq`). */
 export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
