@@ -165,3 +165,25 @@ test('DATA_DIR and DATABASE_URL both set: exit 2 with one line naming both', asy
   );
   assert.doesNotMatch(stderr, /hunter2/);
 });
+
+test('memory (the default): ACTIVITY_LOG_MAX bounds the activity log, the oldest entries dropped', async (t) => {
+  const server = await start(t, { ACTIVITY_LOG_MAX: '4' });
+  assert.deepEqual((await get(server, '/api/health/ready')).body, { status: 'ready', store: 'memory' });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(new URL('/api/projects', server.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Bounded ${i}` }),
+    });
+    ids.push(((await res.json()) as { data: { id: string } }).data.id);
+  }
+  const log = (await get(server, '/api/activity-log?limit=1000')).body;
+  assert.equal(log.total, 4);
+  assert.deepEqual(
+    (log.data as { resourceId: string }[]).slice(0, 3).map((e) => e.resourceId),
+    ids.reverse(),
+    'newest first, the newest kept',
+  );
+  await stop(server);
+});
