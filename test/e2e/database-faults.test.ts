@@ -8,7 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
+import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { openStore } from '../../src/store/index.ts';
+import type { SqlStore } from '../../src/store/sql/store.ts';
 import { Api, type Res } from '../helpers/app.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { assertError } from '../http/assert-error.ts';
@@ -127,3 +129,62 @@ test(
     assert.equal((await api.get('/api/tasks')).status, 200);
   },
 );
+
+test(
+  'the session ended in the middle of a transaction: the next statement fails as unavailable, the process lives',
+  { skip },
+  async (t) => {
+    if (!('server' in found)) return;
+    const server = found.server;
+    t.after(() => server.dropAll());
+    const url = await server.database();
+    const store = await openStore({ databaseUrl: url });
+    t.after(() => store.close());
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    t.after(() => admin.end());
+    const name = new URL(url).pathname.slice(1);
+    await assert.rejects(
+      store.transaction(async (tx) => {
+        await tx.projects.get('proj_001');
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+        // Between two statements: the connection's failure arrives while no statement is running.
+        await new Promise((r) => setTimeout(r, 300));
+        await tx.projects.get('proj_002');
+      }),
+      StoreUnavailableError,
+    );
+    assert.equal((await store.projects.get('proj_001'))?.id, 'proj_001', 'a new connection serves');
+  },
+);
+
+test('DB_STATEMENT_TIMEOUT_MS cancels a longer statement; DB_POOL_SIZE caps the connections', { skip }, async (t) => {
+  if (!('server' in found)) return;
+  const server = found.server;
+  t.after(() => server.dropAll());
+  const url = await server.database();
+  const store = (await openStore({ databaseUrl: url, statementTimeoutMs: 300, poolSize: 2 })) as SqlStore;
+  t.after(() => store.close());
+  const started = Date.now();
+  const error = await store.driver.query('SELECT pg_sleep(5)').catch((e: unknown) => e);
+  assert.ok(error instanceof StoreUnavailableError, String(error));
+  assert.equal((error.cause as { code?: string }).code, '57014', 'cancelled by the server: statement_timeout');
+  assert.ok(Date.now() - started < 2_000);
+
+  const name = new URL(url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  t.after(() => admin.end());
+  let most = 0;
+  const busy = Promise.all(Array.from({ length: 8 }, () => store.driver.query('SELECT pg_sleep(0.1)')));
+  for (let i = 0; i < 5; i++) {
+    const { rows } = await admin.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+      [name],
+    );
+    most = Math.max(most, rows[0]!.n);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await busy;
+  assert.equal(most, 2);
+});

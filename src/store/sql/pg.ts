@@ -60,6 +60,9 @@ export class PgDriver implements SqlDriver {
 
   async transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
     const connection = await this.pool.connect().catch(rethrowTranslated);
+    // The connection failing between two statements (the server ended the session) is reported by the next
+    // statement; pg emits it as an event too, which would end the process with no listener.
+    connection.on('error', ignore);
     const client: SqlClient = {
       query: async <T extends object>(text: string, params?: readonly unknown[]) =>
         (await connection.query<T>(text, params as unknown[]).catch(rethrowTranslated)).rows,
@@ -69,6 +72,7 @@ export class PgDriver implements SqlDriver {
       await connection.query('BEGIN');
       const result = await work(client);
       await connection.query('COMMIT');
+      connection.off('error', ignore);
       connection.release();
       return result;
     } catch (error) {
@@ -77,6 +81,7 @@ export class PgDriver implements SqlDriver {
         () => undefined,
         (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
       );
+      connection.off('error', ignore);
       connection.release(broken);
       throw translateError(error);
     }
@@ -86,6 +91,8 @@ export class PgDriver implements SqlDriver {
     await this.pool.end();
   }
 }
+
+const ignore = () => {};
 
 /** `host:port/database` of a connection string: what a message may say of it (never the user's password). */
 export function describe(connectionString: string): string {
