@@ -1,13 +1,15 @@
 /**
- * What the store's failures become over HTTP: an unreachable database is 503 SERVICE_UNAVAILABLE (never a 500, never
- * a hang), a write the schema refused is the contract's 400 or 412; and the readiness check says which store serves.
+ * The store as the app sees it. What its failures become over HTTP: an unreachable database is 503
+ * SERVICE_UNAVAILABLE (never a 500, never a hang), a write the schema refused is the contract's 400 naming the
+ * field; the readiness check says which store serves; buildApp's own store is bounded by its setting.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConstraintViolationError, StoreUnavailableError } from '../../src/store/errors.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
 import { translateError } from '../../src/store/sql/driver.ts';
-import { testApp } from '../helpers/app.ts';
+import { buildApp } from '../../src/app.ts';
+import { Api, testApp } from '../helpers/app.ts';
 import { assertError } from './assert-error.ts';
 
 const unavailable = () => new StoreUnavailableError('the database is unavailable: connect ECONNREFUSED 127.0.0.1:5432');
@@ -97,4 +99,14 @@ test("the SQL drivers' errors are translated: connection failures, timeouts and 
   assert.equal(translateError(own), own);
   const syntax = pgError('42601');
   assert.equal(translateError(syntax), syntax);
+});
+
+test('the default store of buildApp is the memory store bounded by activityLogMax', async (t) => {
+  const app = await buildApp({ config: { logLevel: 'silent', activityLogMax: 3 } });
+  t.after(() => app.close());
+  const api = new Api(app);
+  assert.equal((await api.post('/api/projects', { name: 'One more entry' })).status, 201);
+  const log = await api.get('/api/activity-log');
+  assert.equal(log.body.total, 3);
+  assert.equal(log.body.data[0].action, 'project.created');
 });
