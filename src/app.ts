@@ -24,7 +24,7 @@ import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher
 
 export interface AppDeps {
   config?: Partial<Config>;
-  /** The store to serve; default: a new in-memory store. */
+  /** The store to serve, closed when the app closes; default: a new in-memory store bounded by `activityLogMax`. */
   store?: Store;
   /** Load the sample records into the store (default true). */
   seed?: boolean;
@@ -43,7 +43,7 @@ export interface AppDeps {
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
 export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const config = { ...loadConfig({}, []), ...deps.config };
-  const store = deps.store ?? new MemoryStore();
+  const store = deps.store ?? new MemoryStore({ activityLogMax: config.activityLogMax });
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
 
@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   await registerOpenApi(app, resources);
 
   const events = deps.events ?? new EventBus(app.log);
-  const serviceDeps: ServiceDeps = { store, clock, ids, events };
+  const serviceDeps: ServiceDeps & { readonly store: Store } = { store, clock, ids, events };
   const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({
     clock,
     ids,

@@ -66,6 +66,20 @@ export const ConfigSchema = Type.Object({
   webhookHistory: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   /** How long webhook deliveries in flight may finish when the service stops; at most `shutdownGraceMs` is used. */
   webhookCloseGraceMs: Type.Integer({ minimum: 0, default: 3_000 }),
+  /** Keep the records in an embedded PostgreSQL in this folder (created if missing); they survive restarts. */
+  dataDir: Type.Optional(Type.String({ minLength: 1 })),
+  /** Keep the records in this PostgreSQL server (`postgres://user:password@host:port/database`). */
+  databaseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  /** At start, empty the durable store and load the sample records again. */
+  resetData: Type.Boolean({ default: false }),
+  /** How long the database may stay unreachable at start (and one connection may take to open), in ms. */
+  dbConnectTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  /** How long one SQL statement may run before it is cancelled and the request answered 503, in ms. */
+  dbStatementTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  /** Connections to the PostgreSQL server. */
+  dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** The in-memory store keeps at most this many activity entries, the oldest dropped. */
+  activityLogMax: Type.Integer({ minimum: 1, default: 1_000_000 }),
 });
 type Settings = Static<typeof ConfigSchema>;
 export type Config = Readonly<Omit<Settings, 'webhookRetrySchedule'> & { webhookRetrySchedule: readonly number[] }>;
@@ -175,6 +189,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
       `${settingName('requestTimeoutMs')}: must be at least ${envName('headersTimeoutMs')} (${headersTimeoutMs}), ` +
         `got ${requestTimeoutMs}`,
     );
+  }
+  const { dataDir, databaseUrl } = config as Settings;
+  if (dataDir !== undefined && databaseUrl !== undefined) {
+    problems.push(
+      `${settingName('dataDir')} and ${settingName('databaseUrl')} are both set: choose one, ` +
+        'an embedded database in a folder or a PostgreSQL server',
+    );
+  }
+  // The URL holds a password: the message says what is expected and never repeats the value.
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(databaseUrl)) {
+    problems.push(`${settingName('databaseUrl')}: must be a postgres:// or postgresql:// URL`);
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   return Object.freeze(config as Config);

@@ -47,6 +47,11 @@ export const ERROR_CATALOGUE = {
     message: 'Internal error',
     when: 'an unexpected failure (logged with the request id)',
   },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'The database is unavailable; try again shortly',
+    when: 'the database cannot be reached or did not answer in time',
+  },
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

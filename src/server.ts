@@ -1,10 +1,12 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openStore, StoreOpenError } from './store/index.ts';
+import type { Store } from './store/store.ts';
 
 /**
- * Starts the service: configuration, the app, listening, and a graceful stop on SIGINT/SIGTERM.
- * What a user can get wrong (a bad setting, a port in use) ends the process with one line on stderr, no stack:
- * exit code 2 for the configuration, 1 for the rest.
+ * Starts the service: configuration, the store, the app, listening, and a graceful stop on SIGINT/SIGTERM.
+ * What a user can get wrong (a bad setting, a database that does not answer, a port in use) ends the process with
+ * one line on stderr, no stack: exit code 2 for the configuration, 1 for the rest.
  */
 async function main(): Promise<void> {
   let config: Config;
@@ -15,7 +17,25 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const app = await buildApp({ config });
+  let store: Store;
+  try {
+    store = await openStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      resetData: config.resetData,
+      activityLogMax: config.activityLogMax,
+      poolSize: config.dbPoolSize,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+    });
+  } catch (err) {
+    if (err instanceof StoreOpenError) fail(`cannot start: ${err.message}`, 1);
+    throw err;
+  }
+
+  // The store is ready and seeded as its mode wants (openStore); the app closes it when it closes.
+  const app = await buildApp({ config, store, seed: false });
+  app.log.info({ store: store.kind }, 'store ready');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DEFAULT_CONFIG, loadConfig, parseDuration, parseSchedule } from '../src/config.ts';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, parseDuration, parseSchedule, type Config } from '../src/config.ts';
 import { randomIds, systemClock } from '../src/core/runtime.ts';
 import { resolveOptions } from '../src/webhooks/options.ts';
 
@@ -145,13 +145,52 @@ test('the webhook dispatcher built without settings uses the service defaults', 
 
 test("the README's configuration table lists every setting with its variable, flag and default", () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(--[a-z-]+)` \| `([^`]*)` \|/gm)];
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(--[a-z-]+)` \| (?:`([^`]*)`|unset) \|/gm)];
   assert.equal(rows.length, Object.keys(DEFAULT_CONFIG).length, 'one row per setting');
-  for (const [, variable, flag, text] of rows) {
-    // The documented default, given through the variable or the flag, is the default.
+  for (const [, variable, flag, documented] of rows) {
+    // The documented default, given through the variable or the flag, is the default; `unset` has none.
+    const text = documented ?? '';
     assert.deepEqual(loadConfig({ [variable!]: text }, []), DEFAULT_CONFIG, variable);
-    assert.deepEqual(loadConfig({}, [flag!, text!]), DEFAULT_CONFIG, flag);
+    if (documented !== undefined) assert.deepEqual(loadConfig({}, [flag!, text]), DEFAULT_CONFIG, flag);
+    else {
+      const key = variable!.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+      assert.ok(key in DEFAULT_CONFIG && DEFAULT_CONFIG[key as keyof Config] === undefined, `${variable} is unset`);
+    }
     // The variable and the flag name the same setting.
     refused(() => loadConfig({}, [`${flag}=`]), new RegExp(`^invalid configuration: ${variable} \\(${flag}\\):`));
   }
+});
+
+test('storage settings: memory by default; a folder or a server; both at once is refused in one line', () => {
+  const c = loadConfig({}, []);
+  assert.deepEqual(
+    [c.dataDir, c.databaseUrl, c.resetData, c.dbConnectTimeoutMs, c.dbStatementTimeoutMs, c.dbPoolSize],
+    [undefined, undefined, false, 10_000, 10_000, 10],
+  );
+  assert.equal(c.activityLogMax, 1_000_000);
+  const durable = loadConfig({ DATA_DIR: './data', RESET_DATA: 'true' }, ['--db-pool-size', '4']);
+  assert.deepEqual([durable.dataDir, durable.resetData, durable.dbPoolSize], ['./data', true, 4]);
+  const url = 'postgres://pm:s3cret@db.example:5433/pm';
+  const server = loadConfig({}, ['--database-url', url, '--reset-data', 'true', '--db-statement-timeout-ms', '500']);
+  assert.deepEqual([server.databaseUrl, server.resetData, server.dbStatementTimeoutMs], [url, true, 500]);
+  assert.equal(loadConfig({ DATABASE_URL: 'postgresql://db/pm' }, []).databaseUrl, 'postgresql://db/pm');
+  assert.equal(loadConfig({ ACTIVITY_LOG_MAX: '5' }, []).activityLogMax, 5);
+
+  refused(
+    () => loadConfig({ DATA_DIR: './data' }, ['--database-url', url]),
+    /^invalid configuration: DATA_DIR \(--data-dir\) and DATABASE_URL \(--database-url\) are both set: choose one/,
+  );
+  // A URL that is not PostgreSQL's is refused without repeating it: it may hold a password.
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'mysql://root:hunter2@db/pm' }, []),
+    (e: Error) => {
+      assert.match(e.message, /^invalid configuration: DATABASE_URL \(--database-url\): must be a postgres:\/\//);
+      assert.doesNotMatch(e.message, /hunter2/);
+      return e instanceof ConfigError;
+    },
+  );
+  refused(() => loadConfig({ RESET_DATA: 'yes' }, []), /RESET_DATA \(--reset-data\): must be true or false/);
+  refused(() => loadConfig({ DB_POOL_SIZE: '0' }, []), /DB_POOL_SIZE \(--db-pool-size\): must be an integer from 1/);
+  refused(() => loadConfig({ ACTIVITY_LOG_MAX: '0' }, []), /ACTIVITY_LOG_MAX \(--activity-log-max\): must be an/);
+  refused(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: '5s' }, []), /DB_CONNECT_TIMEOUT_MS \(--db-connect-timeout-ms\)/);
 });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, codesOf } from '../errors.ts';
+import { AppError, codesOf, validationError } from '../errors.ts';
+import { ConstraintViolationError, StoreUnavailableError } from '../store/errors.ts';
 import { CORS_ORIGIN } from './cors.ts';
 import { toDetails } from './validation.ts';
 import type { RouteTable } from './route-table.ts';
@@ -19,8 +20,31 @@ const FRAMEWORK_ERRORS: Record<string, (e: FastifyError) => AppError> = {
   FST_ERR_BAD_STATUS_CODE: () => new AppError('INTERNAL_ERROR'),
 };
 
+/** How long a client is told to wait before trying again while the database is unavailable, in seconds. */
+const RETRY_AFTER_S = '1';
+
+/**
+ * A store's refusal as the contract's answer: the database unavailable → 503; a write its schema refused (which
+ * the services' own checks normally answer first) → 400 naming the field.
+ */
+function storeErrorOf(error: unknown): AppError | undefined {
+  if (error instanceof StoreUnavailableError) {
+    return new AppError('SERVICE_UNAVAILABLE', undefined, undefined, { 'retry-after': RETRY_AFTER_S });
+  }
+  if (!(error instanceof ConstraintViolationError)) return undefined;
+  return validationError([{ field: error.field ?? 'body', message: REFUSALS[error.kind] }]);
+}
+
+const REFUSALS: Record<ConstraintViolationError['kind'], string> = {
+  reference: 'names a record that does not exist',
+  invalid: 'is not allowed here',
+  conflict: 'is taken by another record',
+};
+
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
+  const fromStore = storeErrorOf(error);
+  if (fromStore) return fromStore;
   const e = error as FastifyError & { validationContext?: string; type?: string };
   if (e?.validation) {
     const details = toDetails(e.validation as never, e.validationContext);

@@ -64,7 +64,8 @@ export function documentBody(schema: TSchema): { schema: TSchema; codes: ErrorCo
 
 /**
  * The responses of a route with the errors any route can give added: a body can always be malformed (400),
- * too large (413) or not JSON (415); a query string can be invalid (400); anything can fail (500). The answers
+ * too large (413) or not JSON (415); a query string can be invalid (400); anything can fail (500), and the
+ * database of a durable store can be unreachable (503). The answers
  * of every operation that depend on no route (405, 408, 431) are added to the finished document.
  */
 export function documentedStatuses(
@@ -78,6 +79,7 @@ export function documentedStatuses(
     out[415] ??= ErrorResponse;
   }
   out[500] ??= ErrorResponse;
+  out[503] ??= ErrorResponse;
   return Object.entries(out).sort(([a], [b]) => a.localeCompare(b));
 }
 

@@ -1,9 +1,11 @@
 import type { ServiceDeps } from '../core/resource-service.ts';
+import type { Store } from '../store/store.ts';
 import { activityLog } from './activity-log/resource.ts';
 import { ActivityLogService } from './activity-log/service.ts';
 import { comments } from './comments/resource.ts';
 import { CommentService } from './comments/service.ts';
 import { health } from './health/resource.ts';
+import { HealthService } from './health/service.ts';
 import { milestones } from './milestones/resource.ts';
 import { MilestoneService } from './milestones/service.ts';
 import { notifications } from './notifications/resource.ts';
@@ -46,10 +48,11 @@ export interface Services {
   readonly deliveries: DeliveryService;
   readonly activity: ActivityLogService;
   readonly notifications: NotificationService;
+  readonly health: HealthService;
 }
 
 /** The services, each on the same store, clock, ids and event bus; deliveries go to `queue`. */
-export function createServices(deps: ServiceDeps, queue: DeliveryQueue): Services {
+export function createServices(deps: ServiceDeps & { readonly store: Store }, queue: DeliveryQueue): Services {
   const webhooks = new WebhookService(deps);
   return {
     projects: new ProjectService(deps),
@@ -62,5 +65,6 @@ export function createServices(deps: ServiceDeps, queue: DeliveryQueue): Service
     deliveries: new DeliveryService(webhooks, queue, deps),
     activity: new ActivityLogService(deps),
     notifications: new NotificationService(deps),
+    health: new HealthService(deps),
   };
 }

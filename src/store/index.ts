@@ -1,8 +1,8 @@
 import { MemoryStore } from './memory/store.ts';
 import { seed } from './seed.ts';
-import type { SqlDriver } from './sql/driver.ts';
+import { waitForDatabase, type SqlDriver } from './sql/driver.ts';
 import { migrate } from './sql/migrate.ts';
-import { PgDriver } from './sql/pg.ts';
+import { describe, PgDriver } from './sql/pg.ts';
 import { PgliteDriver } from './sql/pglite.ts';
 import { SqlStore } from './sql/store.ts';
 import type { Store } from './store.ts';
@@ -18,6 +18,18 @@ export interface StoreOptions {
   activityLogMax?: number;
   /** Connections to the PostgreSQL server. */
   poolSize?: number;
+  /** How long the PostgreSQL server may stay unreachable at start, and how long one connection may take to open. */
+  connectTimeoutMs?: number;
+  /** How long one statement may run on the PostgreSQL server. */
+  statementTimeoutMs?: number;
+}
+
+/** The store could not be opened; the message is one line, fit to be shown as it is (no password in it). */
+export class StoreOpenError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreOpenError';
+  }
 }
 
 /**
@@ -34,17 +46,42 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     await seed(store);
     return store;
   }
-  const driver: SqlDriver =
-    databaseUrl !== undefined
-      ? new PgDriver({ connectionString: databaseUrl, poolSize: options.poolSize })
-      : await PgliteDriver.open(dataDir);
+  let driver: SqlDriver | undefined;
+  const where = databaseUrl !== undefined ? `PostgreSQL at ${describe(databaseUrl)}` : `the data directory ${dataDir}`;
   try {
+    if (databaseUrl !== undefined) {
+      driver = new PgDriver({
+        connectionString: databaseUrl,
+        poolSize: options.poolSize,
+        connectTimeoutMs: options.connectTimeoutMs,
+        statementTimeoutMs: options.statementTimeoutMs,
+      });
+      await waitForDatabase(driver, options.connectTimeoutMs ?? 10_000);
+    } else {
+      driver = await PgliteDriver.open(dataDir);
+    }
     await migrate(driver);
     const store = new SqlStore(driver);
     await store.seed({ reset: options.resetData === true });
     return store;
   } catch (error) {
-    await driver.close().catch(() => undefined);
-    throw error;
+    await driver?.close().catch(() => undefined);
+    throw new StoreOpenError(`${where}: ${oneLine(error, databaseUrl)}`, { cause: error });
+  }
+}
+
+/** An error's message on one line, without the password of `databaseUrl` should a driver ever quote it. */
+function oneLine(error: unknown, databaseUrl: string | undefined): string {
+  let message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+  const password = databaseUrl === undefined ? '' : passwordOf(databaseUrl);
+  if (password !== '') message = message.split(password).join('***');
+  return message;
+}
+
+function passwordOf(databaseUrl: string): string {
+  try {
+    return decodeURIComponent(new URL(databaseUrl).password);
+  } catch {
+    return '';
   }
 }

@@ -30,6 +30,10 @@ export interface Collections {
  * Implementations: memory/store.ts (the default) and sql/store.ts (PostgreSQL, server or embedded).
  */
 export interface Store extends Collections {
+  /** Where the records live: `memory`, `embedded` (PostgreSQL in a folder) or `postgres` (a server). */
+  readonly kind: 'memory' | 'embedded' | 'postgres';
+  /** Resolves when the store can serve now; rejects (`StoreUnavailableError`) while its database is unreachable. */
+  ping(): Promise<void>;
   /**
    * Runs `work` with exclusive write access: the checks it makes (a referenced record exists) still hold
    * when it writes, and a multi-record change (a cascade delete) is never seen half done by another write.

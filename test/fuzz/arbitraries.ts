@@ -42,6 +42,7 @@ const crud = (
 /** Every route the service serves (test/fuzz/routes.test.ts checks this list against the app's own). */
 export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/api/health' },
+  { method: 'GET', pattern: '/api/health/ready' },
   { method: 'GET', pattern: '/api/openapi.json' },
   ...crud('/api/projects', 'proj', {
     query: ProjectQuery,

@@ -4,6 +4,6 @@ import { healthRoutes } from './routes.ts';
 const tag = 'Health';
 
 export const health: Resource = {
-  tag: { name: tag, description: 'Liveness.' },
-  routes: (app, _services, deps) => healthRoutes(app, deps.clock, tag),
+  tag: { name: tag, description: 'Liveness, and readiness (whether the store answers).' },
+  routes: (app, services) => healthRoutes(app, services.health, tag),
 };

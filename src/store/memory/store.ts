@@ -27,6 +27,7 @@ export interface MemoryStoreOptions {
  * writes are undone newest first, which leaves every record, and the insertion order, as it was.
  */
 export class MemoryStore implements Store {
+  readonly kind = 'memory';
   readonly projects = new MemoryCollection<Project>(['status', 'teamId']);
   readonly tasks = new MemoryCollection<Task>(['projectId', 'assignee', 'status']);
   readonly teams = new MemoryCollection<Team>();
@@ -54,6 +55,8 @@ export class MemoryStore implements Store {
     this.tail = run.catch(() => undefined);
     return run;
   }
+
+  async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
 

@@ -1,3 +1,5 @@
+import { ConstraintViolationError, StoreUnavailableError } from '../errors.ts';
+
 /**
  * The little the SQL store needs of a database: run a statement with positional parameters (`$1`, …) and get
  * its rows, and run several on one connection in a transaction. Two drivers implement it, so the same SQL serves
@@ -18,4 +20,91 @@ export interface SqlDriver extends SqlClient {
    */
   transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R>;
   close(): Promise<void>;
+}
+
+/** Socket errors that mean the server cannot be reached. */
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+]);
+/**
+ * SQLSTATEs of a database that cannot answer now: class 08 (connection), the server shutting down or ending the
+ * session (57P01–57P03), too many connections, the database missing (renamed or dropped under a running service),
+ * a statement or lock timeout, and a serialization failure or deadlock (the same request may succeed again).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '57014', '55P03', '40001', '40P01']);
+/** node-postgres' own messages for a connection that is gone, never came, or did not answer in time. */
+const CONNECTION_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|not queryable|Client was closed|after calling end on the pool/i;
+/** SQLSTATEs of a write the schema refused, and what kind of refusal each is. */
+const CONSTRAINT_STATES: Record<string, ConstraintViolationError['kind']> = {
+  '23503': 'reference',
+  '23514': 'invalid',
+  '23502': 'invalid',
+  '22P02': 'invalid',
+  '22003': 'invalid',
+  '22001': 'invalid',
+  '23505': 'conflict',
+};
+
+/** `project_id` → `projectId`. */
+const fieldOf = (column: string | undefined) => column?.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * A driver's error as the store reports it: the database unreachable or not answering → `StoreUnavailableError`;
+ * a constraint the schema enforces → `ConstraintViolationError`; anything else (the caller's own errors among them)
+ * unchanged. Both drivers pass every error through this.
+ */
+export function translateError(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof StoreUnavailableError) return error;
+  const e = error as Error & { code?: unknown; column?: string; detail?: string; constraint?: string };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  if (
+    (code !== undefined && (SOCKET_ERRORS.has(code) || code.startsWith('08') || UNAVAILABLE_STATES.has(code))) ||
+    (code === undefined && CONNECTION_MESSAGES.test(e.message))
+  ) {
+    return new StoreUnavailableError(`the database is unavailable: ${e.message}`, { cause: error });
+  }
+  const kind = code === undefined ? undefined : CONSTRAINT_STATES[code];
+  if (kind !== undefined) {
+    // A foreign key or unique violation names its column in the detail: `Key (project_id)=(…) is not present…`.
+    const column = e.column ?? /^Key \((\w+)\)/.exec(e.detail ?? '')?.[1];
+    return new ConstraintViolationError(kind, fieldOf(column), e.message, { cause: error });
+  }
+  return error;
+}
+
+/** `translateError` as a rejection handler. */
+export const rethrowTranslated = (error: unknown): never => {
+  throw translateError(error);
+};
+
+/**
+ * Waits until the database answers a query, trying again while it is unreachable, for at most `timeoutMs`.
+ * Then throws a `StoreUnavailableError` saying since when and why; any other failure (a wrong password) at once.
+ */
+export async function waitForDatabase(driver: SqlDriver, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      await driver.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const reason = error.cause instanceof Error ? error.cause.message : error.message;
+        throw new StoreUnavailableError(`did not answer within ${timeoutMs} ms (${reason})`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import type { SqlClient, SqlDriver } from './driver.ts';
+import { rethrowTranslated, type SqlClient, type SqlDriver } from './driver.ts';
 
 /**
  * The embedded PostgreSQL (`@electric-sql/pglite`): the database in a folder (created if missing), or in memory
@@ -20,21 +20,23 @@ export class PgliteDriver implements SqlDriver {
   }
 
   async query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return (await this.db.query<R>(text, params as unknown[])).rows;
+    return (await this.db.query<R>(text, params as unknown[]).catch(rethrowTranslated)).rows;
   }
 
   async exec(script: string): Promise<void> {
-    await this.db.exec(script);
+    await this.db.exec(script).catch(rethrowTranslated);
   }
 
   transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
-    return this.db.transaction((tx) =>
-      work({
-        query: async <T extends object>(text: string, params?: readonly unknown[]) =>
-          (await tx.query<T>(text, params as unknown[])).rows,
-        exec: async (script: string) => void (await tx.exec(script)),
-      }),
-    );
+    return this.db
+      .transaction((tx) =>
+        work({
+          query: async <T extends object>(text: string, params?: readonly unknown[]) =>
+            (await tx.query<T>(text, params as unknown[]).catch(rethrowTranslated)).rows,
+          exec: async (script: string) => void (await tx.exec(script).catch(rethrowTranslated)),
+        }),
+      )
+      .catch(rethrowTranslated);
   }
 
   async close(): Promise<void> {

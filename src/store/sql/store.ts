@@ -69,6 +69,14 @@ export class SqlStore implements Store {
     this.activity = c.activity;
   }
 
+  get kind(): SqlDriver['kind'] {
+    return this.driver.kind;
+  }
+
+  async ping(): Promise<void> {
+    await this.driver.query('SELECT 1');
+  }
+
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
     return this.exclusive((_, tx) => work(tx));
   }
