@@ -94,7 +94,7 @@ test('without conditional headers, the last write wins', async (t) => {
   assert.equal((await api.get('/api/tasks/task_003')).body.data.title, 'B');
 });
 
-test('an activity entry keeps one ETag: POST answer, GET and If-None-Match agree, whatever the key order', async (t) => {
+test('an activity entry keeps one ETag: POST answer, GET and If-None-Match agree, in any key order', async (t) => {
   const { api } = await testApp(t);
   // Keys out of alphabetical order, nested too: a store may give them back in another order.
   const metadata = { to: 'done', from: 'todo', nested: { zeta: 1, alpha: [{ y: 2, x: 1 }] } };
