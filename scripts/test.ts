@@ -28,7 +28,10 @@ const SLOW = [
   'test/webhooks/tls.test.ts',
 ];
 
-/** The tests that go through the API, run on every store: resources, events, ETags, real HTTP, the contract. */
+/**
+ * The tests that go through the API, run on every store: resources, events, ETags, NUL, real HTTP, the contract,
+ * webhook deliveries.
+ */
 const ON_EVERY_STORE = [
   'test/events/',
   'test/http/etag.test.ts',
@@ -36,6 +39,9 @@ const ON_EVERY_STORE = [
   'test/http/real-http.test.ts',
   'test/openapi/contract.test.ts',
   'test/resources/',
+  'test/webhooks/delivery.test.ts',
+  'test/webhooks/limits.test.ts',
+  'test/webhooks/url-guard.test.ts',
 ];
 
 /** The runner's own totals, left out: they count subtests apart, and one summary is enough. */
