@@ -34,6 +34,7 @@ const SLOW = [
  */
 const ON_EVERY_STORE = [
   'test/events/',
+  'test/helpers/store.test.ts',
   'test/http/etag.test.ts',
   'test/http/nul.test.ts',
   'test/http/real-http.test.ts',

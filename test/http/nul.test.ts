@@ -9,15 +9,17 @@ const entry = { action: 'task.updated', actor: 'bob', resourceType: 'task', reso
 
 test('NUL in a body string, a metadata value or a metadata key is a 400 naming it; nothing is stored', async (t) => {
   const { api } = await testApp(t);
-  const tasks = (await api.get('/api/tasks')).body.total;
+  const tasks = (await api.get('/api/tasks')).body.count;
+  assert.equal(tasks, 10);
   const task = await api.post('/api/tasks', { projectId: 'proj_002', title: 'a\u0000b', description: 'ok' });
   assert.equal(task.status, 400);
   assert.equal(errorOf(task).code, 'VALIDATION_ERROR');
   assert.deepEqual(fieldsOf(task), ['title']);
   assert.match(errorOf(task).details![0]!.message, /NUL/);
-  assert.equal((await api.get('/api/tasks')).body.total, tasks);
+  assert.equal((await api.get('/api/tasks')).body.count, tasks);
 
   const entries = (await api.get('/api/activity-log')).body.total;
+  assert.equal(entries, 10);
   const value = await api.post('/api/activity-log', { ...entry, metadata: { note: { deep: ['x\u0000'] } } });
   assert.equal(value.status, 400);
   assert.deepEqual(fieldsOf(value), ['metadata.note.deep[0]']);
