@@ -226,8 +226,9 @@ export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> =
 
 /**
  * The seeded service, on its own store (of the kind `TEST_STORE` names: test/helpers/store.ts), its deliveries on
- * timers the test advances (`timers`) and watched (`watched`); closed when the test ends. `webhooks` overrides the dispatcher's options. `clock`: the service's,
- * a FakeClock moved along with the timers unless the dispatcher is given another.
+ * timers the test advances (`timers`) and watched (`watched`); closed when the test ends. `webhooks` overrides the
+ * dispatcher's options. `clock`: the service's, a FakeClock moved along with the timers unless the dispatcher is
+ * given another.
  */
 export async function deliveringApp(t: TestContext, webhooks: Partial<DispatcherOptions> = {}) {
   const clock = new FakeClock();
