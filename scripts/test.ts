@@ -1,13 +1,20 @@
 /**
  * Runs the test files with Node's test runner, two at a time: `spec` output, then one summary line,
  * `N passed, N failed` (what CI reads), with the skipped tests named on the line before it when there are any.
+ * The files that exercise the service through its API (ON_EVERY_STORE) run again on the embedded store and, when
+ * `TEST_DATABASE_URL` answers, on PostgreSQL (`TEST_STORE`, read by test/helpers/store.ts); those runs' tests are
+ * named `[embedded] …` and `[postgres] …`, and the summary counts every run.
  * `--fast`: every file but the slow ones (SLOW), for `npm run test:fast`. Other arguments: only the files under
  * these paths (`npm run test:fast -- test/webhooks`). Exits 1 when a test failed.
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from 'node:test';
 import { spec, type TestEvent } from 'node:test/reporters';
+import { PgliteDriver } from '../src/store/sql/pglite.ts';
+import { testServer } from '../test/store/sql-harness.ts';
 
 /** Fuzzing, real server processes under load and over raw sockets or TLS, the browser: what `--fast` leaves out. */
 const SLOW = [
@@ -19,6 +26,23 @@ const SLOW = [
   'test/http/logging.test.ts',
   'test/openapi/docs-browser.test.ts',
   'test/webhooks/tls.test.ts',
+];
+
+/**
+ * The tests that go through the API, run on every store: resources, events, ETags, NUL, real HTTP, the contract,
+ * webhook deliveries.
+ */
+const ON_EVERY_STORE = [
+  'test/events/',
+  'test/helpers/store.test.ts',
+  'test/http/etag.test.ts',
+  'test/http/nul.test.ts',
+  'test/http/real-http.test.ts',
+  'test/openapi/contract.test.ts',
+  'test/resources/',
+  'test/webhooks/delivery.test.ts',
+  'test/webhooks/limits.test.ts',
+  'test/webhooks/url-guard.test.ts',
 ];
 
 /** The runner's own totals, left out: they count subtests apart, and one summary is enough. */
@@ -41,10 +65,13 @@ let passed = 0;
 let failed = 0;
 const skipped: string[] = [];
 
-async function* counted(source: AsyncIterable<TestEvent>): AsyncGenerator<TestEvent> {
+/** The runner's events, counted, its totals left out, the top-level names prefixed with `label` when given. */
+async function* counted(source: AsyncIterable<TestEvent>, label: string): AsyncGenerator<TestEvent> {
   for await (const event of source) {
     if (event.type === 'test:diagnostic' && event.data.nesting === 0 && RUNNER_TOTALS.test(event.data.message))
       continue;
+    const data = event.data as { name?: string; nesting?: number } | undefined;
+    if (label && data?.name !== undefined && data.nesting === 0) data.name = `${label} ${data.name}`;
     if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.details.type !== 'suite') {
       if (event.data.skip !== undefined || event.data.todo !== undefined) skipped.push(event.data.name);
       else if (event.type === 'test:pass') passed++;
@@ -54,8 +81,37 @@ async function* counted(source: AsyncIterable<TestEvent>): AsyncGenerator<TestEv
   }
 }
 
-const output = Readable.from(counted(run({ files, concurrency: 2 }) as AsyncIterable<TestEvent>)).pipe(new spec());
-for await (const chunk of output) process.stdout.write(String(chunk));
+/** Runs `chosen` with `TEST_STORE` set to `store` (the files' processes inherit the environment). */
+async function runOn(store: 'memory' | 'embedded' | 'postgres', chosen: string[]): Promise<void> {
+  if (chosen.length === 0) return;
+  process.env.TEST_STORE = store;
+  const events = run({ files: chosen, concurrency: 2 }) as AsyncIterable<TestEvent>;
+  const output = Readable.from(counted(events, store === 'memory' ? '' : `[${store}]`)).pipe(new spec());
+  for await (const chunk of output) process.stdout.write(String(chunk));
+}
+
+const onEveryStore = files.filter((file) => ON_EVERY_STORE.some((path) => file.startsWith(path)));
+await runOn('memory', files);
+
+if (onEveryStore.length > 0) {
+  // The embedded runs start from one empty database made here: quicker than each process making its own.
+  const dir = mkdtempSync(join(tmpdir(), 'pm-test-'));
+  try {
+    const db = await PgliteDriver.open();
+    const from = join(dir, 'empty.tar');
+    writeFileSync(from, Buffer.from(await (await db.dump()).arrayBuffer()));
+    await db.close();
+    process.env.TEST_PGLITE_FROM = from;
+    await runOn('embedded', onEveryStore);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const server = await testServer();
+  if ('skip' in server) process.stdout.write(`\nThe PostgreSQL runs are skipped: ${server.skip}.\n`);
+  else await runOn('postgres', onEveryStore);
+}
+
 if (skipped.length > 0) process.stdout.write(`\n${skipped.length} skipped: ${skipped.join('; ')}`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 if (failed > 0) process.exitCode = 1;

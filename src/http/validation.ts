@@ -36,10 +36,11 @@ const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: 'all' });
 const textAjv = makeAjv({ coerceTypes: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
-  return numbersAsWritten(schema as Schema, textAjv.compile(schema as object)) as ReturnType<
-    FastifySchemaCompiler<unknown>
-  >;
+  const validate =
+    httpPart === 'body'
+      ? (bodyAjv.compile(schema as object) as Validate)
+      : numbersAsWritten(schema as Schema, textAjv.compile(schema as object));
+  return withoutNul(validate) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 type Schema = { type?: unknown; properties?: Record<string, Schema> };
@@ -81,6 +82,42 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
     return valid && !written;
   };
   return check;
+}
+
+/**
+ * Refuses the NUL character (U+0000) in any string of a request part, a property name included: PostgreSQL
+ * stores no NUL in text or jsonb, so a durable store could not keep it, and every store answers the same
+ * VALIDATION_ERROR rather than one of them failing. Checked before the schema, its errors first.
+ */
+function withoutNul(validate: Validate): Validate {
+  const check: Validate = (data) => {
+    const found: ErrorObject[] = [];
+    findNul(data, '', found);
+    const valid = validate(data);
+    check.errors = found.length > 0 ? [...found, ...(validate.errors ?? [])] : (validate.errors ?? null);
+    return valid && found.length === 0;
+  };
+  return check;
+}
+
+const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+
+function findNul(value: unknown, path: string, found: ErrorObject[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\0')) found.push(nulError(path));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => findNul(item, `${path}/${i}`, found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key.includes('\0')) found.push(nulError(at));
+      else findNul(item, at, found);
+    }
+  }
+}
+
+function nulError(instancePath: string): ErrorObject {
+  return { keyword: 'nul', instancePath, schemaPath: '#', params: {}, message: NUL_MESSAGE };
 }
 
 /** Turns ajv's errors into one `{ field, message }` per bad field (its first problem), in words a caller can act on. */

@@ -25,3 +25,20 @@ test('a stale version, a weak tag of the current one (strong comparison) or an e
   refused([`W/${current}`]);
   refused([]);
 });
+
+test('a hashed tag does not depend on key order, nested keys included, and differs when a value does', () => {
+  const entry = {
+    id: 'act_1',
+    metadata: { from: 'todo', to: 'done', by: { name: 'a', at: 1 } },
+    list: [{ b: 1, a: 2 }],
+  };
+  const reordered = {
+    list: [{ a: 2, b: 1 }],
+    metadata: { by: { at: 1, name: 'a' }, to: 'done', from: 'todo' },
+    id: 'act_1',
+  };
+  assert.match(etagOf(entry), /^"h[0-9a-z]+"$/);
+  assert.equal(etagOf(reordered), etagOf(entry));
+  assert.notEqual(etagOf({ ...entry, metadata: { from: 'done', to: 'todo', by: entry.metadata.by } }), etagOf(entry));
+  assert.notEqual(etagOf({ ...entry, list: [{ a: 1, b: 2 }] }), etagOf(entry));
+});

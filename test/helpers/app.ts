@@ -2,10 +2,10 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
-import { MemoryStore } from '../../src/store/memory/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { contract } from './contract.ts';
+import { testStore } from './store.ts';
 
 /** A clock that stands still until told to move, so timestamps in tests are exact. */
 export class FakeClock implements Clock {
@@ -38,7 +38,7 @@ export interface TestApp {
   app: FastifyInstance;
   clock: FakeClock;
   api: Api;
-  /** The store the app serves (the one passed in `deps`, else a new in-memory store). */
+  /** The store the app serves (the one passed in `deps`, else a new one of the kind `TEST_STORE` names). */
   store: Store;
   /** The app's webhook dispatcher. */
   dispatcher: WebhookDispatcher;
@@ -46,11 +46,12 @@ export interface TestApp {
 
 /**
  * A seeded app with a fake clock and predictable ids, closed when the test ends. Its store and webhook dispatcher
- * are made here and handed to `buildApp`, so a test can look at what the app stored or queued.
+ * are made here and handed to `buildApp`, so a test can look at what the app stored or queued. The store is a new
+ * one of the kind `TEST_STORE` names (test/helpers/store.ts), removed when the app closes.
  */
 export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestApp> {
   const clock = new FakeClock();
-  const store: Store = deps.store ?? new MemoryStore();
+  const store: Store = deps.store ?? (await testStore());
   let dispatcher: WebhookDispatcher | undefined;
   const app = await buildApp({
     clock,
@@ -59,6 +60,9 @@ export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestA
     makeDispatcher: (options) => (dispatcher = new WebhookDispatcher(options)),
     ...deps,
     store,
+  }).catch(async (error: unknown) => {
+    if (deps.store === undefined) await store.close();
+    throw error;
   });
   t.after(() => app.close());
   return { app, clock, api: new Api(app), store, dispatcher: dispatcher! };

@@ -93,3 +93,23 @@ test('without conditional headers, the last write wins', async (t) => {
   await api.patch('/api/tasks/task_003', { title: 'B' });
   assert.equal((await api.get('/api/tasks/task_003')).body.data.title, 'B');
 });
+
+test('an activity entry keeps one ETag: POST answer, GET and If-None-Match agree, in any key order', async (t) => {
+  const { api } = await testApp(t);
+  // Keys out of alphabetical order, nested too: a store may give them back in another order.
+  const metadata = { to: 'done', from: 'todo', nested: { zeta: 1, alpha: [{ y: 2, x: 1 }] } };
+  const created = await api.post('/api/activity-log', {
+    action: 'task.status_changed',
+    actor: 'bob',
+    resourceType: 'task',
+    resourceId: 'task_005',
+    metadata,
+  });
+  assert.equal(created.status, 201);
+  const etag = created.headers.etag as string;
+  assert.match(etag, /^"h[0-9a-z]+"$/);
+  const read = await api.get(`/api/activity-log/${created.body.data.id}`);
+  assert.deepEqual(read.body.data.metadata, metadata);
+  assert.equal(read.headers.etag, etag);
+  assert.equal((await api.get(`/api/activity-log/${created.body.data.id}`, { 'if-none-match': etag })).status, 304);
+});

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/core/runtime.ts';
-import { MemoryStore } from '../../src/store/memory/store.ts';
 import { Api, FakeClock, sequentialIds } from '../helpers/app.ts';
+import { testStore } from '../helpers/store.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import type { DeliveryRecord, Logger, OutboundEvent, Scheduler } from '../../src/webhooks/types.ts';
 
@@ -225,15 +225,16 @@ export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> =
 }
 
 /**
- * The seeded service, on its own store, its deliveries on timers the test advances (`timers`) and watched
- * (`watched`); closed when the test ends. `webhooks` overrides the dispatcher's options. `clock`: the service's,
- * a FakeClock moved along with the timers unless the dispatcher is given another.
+ * The seeded service, on its own store (of the kind `TEST_STORE` names: test/helpers/store.ts), its deliveries on
+ * timers the test advances (`timers`) and watched (`watched`); closed when the test ends. `webhooks` overrides the
+ * dispatcher's options. `clock`: the service's, a FakeClock moved along with the timers unless the dispatcher is
+ * given another.
  */
 export async function deliveringApp(t: TestContext, webhooks: Partial<DispatcherOptions> = {}) {
   const clock = new FakeClock();
   const timers = new FakeScheduler(clock);
   const watched = watch();
-  const store = new MemoryStore();
+  const store = await testStore();
   const app = await buildApp({
     clock,
     ids: sequentialIds(),
