@@ -4,8 +4,8 @@
  * The files that exercise the service through its API (ON_EVERY_STORE) run again on the embedded store and, when
  * `TEST_DATABASE_URL` answers, on PostgreSQL (`TEST_STORE`, read by test/helpers/store.ts); those runs' tests are
  * named `[embedded] …` and `[postgres] …`, and the summary counts every run.
- * `--fast`: every file but the slow ones (SLOW), for `npm run test:fast`. Other arguments: only the files under
- * these paths (`npm run test:fast -- test/webhooks`). Exits 1 when a test failed.
+ * `--fast`: every file but the slow ones (SLOW), on the memory store only, for `npm run test:fast`. Other arguments:
+ * only the files under these paths (`npm run test:fast -- test/webhooks`). Exits 1 when a test failed.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,7 +93,7 @@ async function runOn(store: 'memory' | 'embedded' | 'postgres', chosen: string[]
 const onEveryStore = files.filter((file) => ON_EVERY_STORE.some((path) => file.startsWith(path)));
 await runOn('memory', files);
 
-if (onEveryStore.length > 0) {
+if (!fast && onEveryStore.length > 0) {
   // The embedded runs start from one empty database made here: quicker than each process making its own.
   const dir = mkdtempSync(join(tmpdir(), 'pm-test-'));
   try {
