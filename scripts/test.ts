@@ -16,7 +16,10 @@ import { spec, type TestEvent } from 'node:test/reporters';
 import { PgliteDriver } from '../src/store/sql/pglite.ts';
 import { testServer } from '../test/store/sql-harness.ts';
 
-/** Fuzzing, real server processes under load and over raw sockets or TLS, the browser: what `--fast` leaves out. */
+/**
+ * Fuzzing, real server processes under load and over raw sockets or TLS, the browser, and the stores' own suites on
+ * the SQL stores: what `--fast` leaves out.
+ */
 const SLOW = [
   'test/abuse/connections.test.ts',
   'test/abuse/secrets.test.ts',
@@ -25,6 +28,10 @@ const SLOW = [
   'test/fuzz/',
   'test/http/logging.test.ts',
   'test/openapi/docs-browser.test.ts',
+  'test/store/embedded.test.ts',
+  'test/store/postgres.test.ts',
+  'test/store/sql-embedded.test.ts',
+  'test/store/sql-postgres.test.ts',
   'test/webhooks/tls.test.ts',
 ];
 
@@ -51,6 +58,8 @@ const RUNNER_TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_
 const isSlow = (file: string) => SLOW.some((slow) => file.startsWith(slow));
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
+// Suites that declare themselves once per store (test/events/stores.ts) keep to memory in a fast run.
+if (fast) process.env.TEST_MEMORY_ONLY = 'true';
 const only = args.filter((arg) => !arg.startsWith('--')).map((path) => path.replace(/^\.\//, ''));
 const files = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .map((name) => `test/${name.replaceAll('\\', '/')}`)

@@ -17,11 +17,14 @@ const postgres = await testServer();
 
 /**
  * Declares the tests of `body` once per store: memory, the embedded PostgreSQL, and the PostgreSQL server of
- * `TEST_DATABASE_URL` when one answers there (else skipped, saying why). Each database is the file's own, emptied
- * before each test. `fresh` gives the test its empty store, to hand to `testApp` (which seeds it).
+ * `TEST_DATABASE_URL` when one answers there (else skipped, saying why); memory alone when `TEST_MEMORY_ONLY`
+ * is `true`. Each database is the file's own, emptied before each test. `fresh` gives the test its empty store,
+ * to hand to `testApp` (which seeds it).
  */
 export function onEveryStore(suite: string, body: (fresh: () => Promise<Store>) => void): void {
   describe(`${suite}: memory`, () => body(async () => new MemoryStore()));
+  // `npm run test:fast` (scripts/test.ts --fast): memory only; `npm test` runs every store.
+  if (process.env.TEST_MEMORY_ONLY === 'true') return;
   onDatabase(`${suite}: embedded`, body, () => PgliteDriver.open());
   const server = 'server' in postgres ? postgres.server : undefined;
   onDatabase(
