@@ -14,6 +14,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { memory, perOp } from './lib/timing.ts';
 
+// `--store postgres`: the PostgreSQL variant, a separate script (the service as a process, data loaded in bulk).
+if (process.argv.includes('--store') && process.argv[process.argv.indexOf('--store') + 1] === 'postgres') {
+  await import('./scale-pg.ts');
+  process.exit(0);
+}
+
 const { values: a } = parseArgs({
   options: {
     tasks: { type: 'string', default: '1000000' },

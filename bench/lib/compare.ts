@@ -7,7 +7,7 @@
 import { measure, type LoadOptions, type Measurement, type Target } from './load.ts';
 import { specs } from './fleet.ts';
 import { summarize, type RouteResult, type Run } from './report.ts';
-import type { Route, ServerName } from './routes.ts';
+import type { Route, ServerName, Store } from './routes.ts';
 import { QUIET, cpuWatch, start, stop, waitQuiet, type Running } from './servers.ts';
 
 export interface CompareOptions {
@@ -16,16 +16,18 @@ export interface CompareOptions {
   warmup: number;
   rounds: number;
   servers: readonly ServerName[];
+  /** Where the service keeps its data (default: memory, as users run it). */
+  store?: Store;
   log: (line: string) => void;
 }
 
 export async function compareRoute(route: Route, o: CompareOptions): Promise<RouteResult> {
   const runs = new Map<ServerName, Run[]>(o.servers.map((s) => [s, []]));
   for (let round = 1; round <= o.rounds; round++) {
-    const all = await specs();
+    const fleet = await specs(o.store, o.servers);
     const running = new Map<ServerName, Running>();
     try {
-      for (const name of o.servers) running.set(name, await start(all[name]));
+      for (const name of o.servers) running.set(name, await start(fleet.specs[name]!));
       if (route.prepare) for (const [name, server] of running) await prepare(server.url, route.prepare, name);
       const load: LoadOptions = { connections: o.connections, seconds: o.warmup };
       for (const [name, server] of running) if (o.warmup > 0) await measure(server.url, route.targets[name], load);
@@ -33,16 +35,17 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
       const order = [...running];
       if (round % 2 === 0) order.reverse();
       for (const [name, server] of order) {
-        const { m, cpu, others } = await quietMeasure(server, route.targets[name], o);
-        runs.get(name)!.push({ ...m, cpu, others });
+        const { m, cpu, others, db } = await quietMeasure(server, route.targets[name], o);
+        runs.get(name)!.push({ ...m, cpu, others, ...(db === undefined ? {} : { db }) });
         const bad = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
         const noisy = others >= QUIET ? `  [other processes used ${others.toFixed(2)} cores: noisy]` : '';
         o.log(
-          `  ${route.name} · ${name.padEnd(11)} round ${round}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}${bad}${noisy}`,
+          `  ${route.name} · ${name.padEnd(11)} round ${round}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, cpu ${cpu.toFixed(2)}${db === undefined ? '' : `, db ${db.toFixed(2)}`}${bad}${noisy}`,
         );
       }
     } finally {
       for (const server of running.values()) await stop(server);
+      await fleet.cleanup();
     }
   }
   const servers: RouteResult['servers'] = {};
@@ -57,12 +60,12 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
 export async function quietMeasure(
   server: Running,
   target: Target,
-  o: { connections: number; seconds: number; log: (l: string) => void },
+  o: { connections: number; seconds: number; log: (l: string) => void; store?: Store },
 ) {
-  let best: { m: Measurement; cpu: number; others: number } | undefined;
+  let best: { m: Measurement; cpu: number; others: number; db?: number } | undefined;
   for (let attempt = 0; attempt < 2 && !(best && best.others < QUIET); attempt++) {
     await waitQuiet(30, o.log);
-    const watch = cpuWatch(server.child.pid);
+    const watch = cpuWatch(server.child.pid, o.store === 'postgres');
     const m = await measure(server.url, target, { connections: o.connections, seconds: o.seconds });
     const taken = { m, ...watch() };
     if (!best || taken.others < best.others) best = taken;

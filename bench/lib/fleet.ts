@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as seed from '../../src/store/seed-data.ts';
-import type { ServerName } from './routes.ts';
+import { dropDatabase, freshDatabase } from './pg.ts';
+import type { ServerName, Store } from './routes.ts';
 import { HOST, type ServerSpec } from './servers.ts';
 
 const require = createRequire(import.meta.url);
@@ -80,6 +81,38 @@ async function jsonServerSpec(): Promise<ServerSpec> {
   };
 }
 
-export async function specs(): Promise<Record<ServerName, ServerSpec>> {
-  return { service: await serviceSpec(), bare: await bareSpec(), 'json-server': await jsonServerSpec() };
+/** The bare node:http + pg server over a database the service migrated and seeded (`bench/servers/bare-pg.ts`). */
+async function barePgSpec(databaseUrl: string): Promise<ServerSpec> {
+  const port = await freePort();
+  return {
+    name: 'bare-pg',
+    argv: [process.execPath, '--import', 'tsx', 'bench/servers/bare-pg.ts', String(port)],
+    env: { DATABASE_URL: databaseUrl },
+    port,
+    readyPath: '/api/tasks',
+  };
+}
+
+/**
+ * The servers of one round, and what to clean up after it. On PostgreSQL the service and the bare server each get
+ * a fresh copy of the seeded database, dropped by `cleanup`.
+ */
+export async function specs(
+  store: Store = 'memory',
+  names: readonly ServerName[] = [],
+): Promise<{ specs: Partial<Record<ServerName, ServerSpec>>; cleanup: () => Promise<void> }> {
+  if (store === 'memory') {
+    const all = { service: await serviceSpec(), bare: await bareSpec(), 'json-server': await jsonServerSpec() };
+    return { specs: all, cleanup: async () => {} };
+  }
+  const dbs: string[] = [];
+  const out: Partial<Record<ServerName, ServerSpec>> = {};
+  for (const name of names) {
+    const db = await freshDatabase();
+    dbs.push(db.name);
+    if (name === 'service') out.service = await serviceSpec({ DATABASE_URL: db.url });
+    else if (name === 'bare-pg') out['bare-pg'] = await barePgSpec(db.url);
+    else throw new Error(`${name} does not run on PostgreSQL (servers: service, bare-pg)`);
+  }
+  return { specs: out, cleanup: async () => void (await Promise.all(dbs.map(dropDatabase))) };
 }

@@ -1,8 +1,11 @@
 /** The benchmarked routes, as each server spells them (json-server has its own query language). */
 import type { Target } from './load.ts';
 
-export type ServerName = 'service' | 'bare' | 'json-server';
+export type ServerName = 'service' | 'bare' | 'json-server' | 'bare-pg';
+/** The servers compared on each store: the service's memory store by default, `--store postgres` on PostgreSQL. */
 export const SERVERS: readonly ServerName[] = ['service', 'bare', 'json-server'];
+export const PG_SERVERS: readonly ServerName[] = ['service', 'bare-pg'];
+export type Store = 'memory' | 'postgres';
 
 export interface Route {
   name: string;
@@ -12,7 +15,7 @@ export interface Route {
   prepare?: Target & { count: number };
 }
 
-const same = (t: Target): Record<ServerName, Target> => ({ service: t, bare: t, 'json-server': t });
+const same = (t: Target): Record<ServerName, Target> => ({ service: t, bare: t, 'json-server': t, 'bare-pg': t });
 const STATUSES = ['todo', 'in_progress', 'done'];
 
 export const ROUTES: readonly Route[] = [
@@ -49,6 +52,7 @@ export const ROUTES: readonly Route[] = [
     targets: {
       service: { method: 'GET', path: '/api/activity-log?limit=50' },
       bare: { method: 'GET', path: '/api/activity-log?limit=50' },
+      'bare-pg': { method: 'GET', path: '/api/activity-log?limit=50' },
       'json-server': { method: 'GET', path: '/api/activity-log?_sort=timestamp&_order=desc&_limit=50' },
     },
     // 200 entries, so that `limit=50` has 50 to return.

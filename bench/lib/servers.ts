@@ -1,6 +1,6 @@
 /** Starting, pinning, watching and stopping the servers under test (child processes on 127.0.0.1). */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { openSync, readFileSync, readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const HOST = '127.0.0.1';
@@ -110,20 +110,46 @@ export function machineBusySeconds(): number {
 }
 
 /**
+ * CPU seconds used so far by the PostgreSQL server's processes on this machine (those named `postgres`): the
+ * database is part of the server under test in a `--store postgres` run, not a disturbance.
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes(' (postgres) ')) continue;
+      const fields = stat.split(') ')[1]!.split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/**
  * Watches one measurement: the server's CPU (share of one core) and what every other process on the machine
  * used meanwhile (`others`, in cores; this process and the server excluded), which spoils a benchmark on 2 cores.
+ * With `database`, PostgreSQL's processes count as the server's (`db`, in cores), not as others.
  */
-export function cpuWatch(pid: number | undefined): () => { cpu: number; others: number } {
+export function cpuWatch(
+  pid: number | undefined,
+  database = false,
+): () => { cpu: number; others: number; db?: number } {
   const t0 = performance.now();
   const server0 = cpuSeconds(pid);
+  const db0 = database ? postgresCpuSeconds() : 0;
   const all0 = machineBusySeconds();
   const self0 = process.cpuUsage();
   return () => {
     const wall = (performance.now() - t0) / 1000;
     const server = cpuSeconds(pid) - server0;
+    const db = database ? postgresCpuSeconds() - db0 : 0;
     const self = process.cpuUsage(self0);
-    const others = machineBusySeconds() - all0 - server - (self.user + self.system) / 1e6;
-    return { cpu: server / wall, others: Math.max(0, others / wall) };
+    const others = machineBusySeconds() - all0 - server - db - (self.user + self.system) / 1e6;
+    return { cpu: server / wall, others: Math.max(0, others / wall), ...(database ? { db: db / wall } : {}) };
   };
 }
 
