@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { NestedTransactionError, type Store } from '../../src/store/store.ts';
 import { AnyOf } from '../../src/store/types.ts';
 import * as data from '../../src/store/seed-data.ts';
+import { seedInto } from '../../src/store/seed.ts';
 import {
   T,
   activity,
@@ -219,21 +220,18 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
       });
 
       test('the sample records read back as they are written', async () => {
-        await store.transaction(async (tx) => {
-          for (const r of data.teams) await tx.teams.insert(structuredClone(r));
-          for (const r of data.projects) await tx.projects.insert({ ...r });
-          for (const r of data.tasks) await tx.tasks.insert({ ...r });
-          for (const r of data.comments) await tx.comments.insert({ ...r });
-          for (const r of data.milestones) await tx.milestones.insert({ ...r });
-          for (const r of data.timeEntries) await tx.timeEntries.insert({ ...r });
-          for (const r of data.activity) await tx.activity.append(structuredClone(r));
-        });
+        await store.transaction((tx) => seedInto(tx));
         assert.deepEqual(await store.teams.list(), data.teams);
         assert.deepEqual(await store.projects.list(), data.projects);
         assert.deepEqual(await store.tasks.list(), data.tasks);
         assert.deepEqual(await store.comments.list(), data.comments);
         assert.deepEqual(await store.milestones.list(), data.milestones);
         assert.deepEqual(await store.timeEntries.list(), data.timeEntries);
+        // Webhooks are seeded with fresh secrets: everything else as written.
+        assert.deepEqual(
+          (await store.webhooks.list()).map(({ secret: _secret, ...rest }) => rest),
+          data.webhooks,
+        );
         assert.deepEqual((await store.activity.query({ filter: {} })).items, [...data.activity].reverse());
       });
     });
