@@ -49,8 +49,10 @@ export class EventBus {
 
   /** Runs `work` in one transaction of `store`; see the class. Answers what `work` answers. */
   async transaction<R>(store: Pick<Store, 'transaction'>, work: (unit: Unit) => Promise<R>): Promise<R> {
-    const staged: DomainEvent[] = [];
+    let staged: DomainEvent[] = [];
     const result = await store.transaction((tx) => {
+      // A store may run `work` again after a conflict: only the last run's events committed.
+      staged = [];
       const unit: Unit = {
         tx,
         publish: async (event) => {

@@ -35,8 +35,10 @@ export interface Store extends Collections {
   /** Resolves when the store can serve now; rejects (`StoreUnavailableError`) while its database is unreachable. */
   ping(): Promise<void>;
   /**
-   * Runs `work` with exclusive write access: the checks it makes (a referenced record exists) still hold
-   * when it writes, and a multi-record change (a cascade delete) is never seen half done by another write.
+   * Runs `work` as if no other write ran at the same time: the checks it makes (a referenced record exists, a
+   * version matches) still hold when it commits, and a multi-record change (a cascade delete) is never seen half
+   * done by another write. A store may run transactions side by side and, when one conflicts with another, roll
+   * it back and run `work` again (the SQL store): `work` must change nothing but through `tx`, or redo it.
    *
    * Atomic: when `work` throws (or rejects), none of its writes remain, and the error is passed on; otherwise all
    * of them are kept. Transactions do not nest: calling `transaction` while one is open in the same async context

@@ -1,5 +1,6 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
 import { openStore, type StoreOptions } from '../../src/store/index.ts';
 import * as data from '../../src/store/seed-data.ts';
 import type { SqlDriver } from '../../src/store/sql/driver.ts';
@@ -229,6 +230,77 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           assert.equal(await store.teams.delete('team_1'), true);
           assert.deepEqual(await store.projects.get('p2'), { ...before, teamId: null });
         });
+      });
+    });
+
+    describe('concurrent writes', () => {
+      /** A store on a fresh database, migrated and seeded, closed when the test ends. */
+      async function opened(t: { after: (fn: () => Promise<void>) => void }): Promise<SqlStore> {
+        const store = await openStore(await (await target.fresh()).options());
+        t.after(() => store.close());
+        assert.ok(store instanceof SqlStore);
+        return store;
+      }
+
+      test(
+        'a transaction left open on one record does not hold up a write to another',
+        { skip: !target.shared },
+        async (t) => {
+          const store = await opened(t);
+          let release!: () => void;
+          const gate = new Promise<void>((resolve) => (release = resolve));
+          const slow = store.transaction(async (tx) => {
+            await tx.projects.insert(project('p_slow'));
+            await gate;
+          });
+          try {
+            const quick = store.transaction((tx) => tx.projects.insert(project('p_quick')));
+            const first = await Promise.race([
+              quick.then(() => 'quick'),
+              slow.then(() => 'slow'),
+              delay(5_000, 'neither within 5 s', { ref: false }),
+            ]);
+            assert.equal(first, 'quick');
+            assert.equal((await store.projects.get('p_quick'))?.id, 'p_quick');
+            assert.equal(await store.projects.get('p_slow'), undefined, 'not committed yet');
+          } finally {
+            release();
+            await slow;
+          }
+          assert.equal((await store.projects.get('p_slow'))?.id, 'p_slow');
+        },
+      );
+
+      test('ten transactions reading and rewriting one record at once lose no update', async (t) => {
+        const store = await opened(t);
+        await store.transaction((tx) => tx.projects.insert(project('p_counter', { description: '0' })));
+        await Promise.all(
+          Array.from({ length: 10 }, () =>
+            store.transaction(async (tx) => {
+              const current = (await tx.projects.get('p_counter'))!;
+              await tx.projects.replace({ ...current, description: String(Number(current.description) + 1) });
+            }),
+          ),
+        );
+        assert.equal((await store.projects.get('p_counter'))?.description, '10');
+      });
+
+      test('the activity log total stays exact under concurrent appends, its count folded into one part', async (t) => {
+        const store = await opened(t);
+        const before = (await store.activity.query({ filter: {}, limit: 0 })).total;
+        const entry = data.activity[0]!;
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            store.transaction((tx) => tx.activity.append({ ...entry, id: `act_c${i}` })),
+          ),
+        );
+        const parts = async () =>
+          (await store.driver.query<{ n: number }>('SELECT count(*)::int AS n FROM activity_log_count'))[0]!.n;
+        assert.ok((await parts()) > 64, 'one part per appending statement until a reader folds them');
+        assert.equal((await store.activity.query({ filter: {}, limit: 0 })).total, before + 100);
+        assert.equal(await parts(), 1);
+        assert.equal((await store.activity.query({ filter: {}, limit: 0 })).total, before + 100);
+        assert.equal(await store.activity.count(), before + 100);
       });
     });
 

@@ -180,11 +180,26 @@ function recordOf<T>(row: Versioned<T>): T {
 
 const whereClause = (conditions: string[]) => (conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '');
 
+/** How many parts the activity log's count may have before a reader folds them into one. */
+const MAX_COUNT_PARTS = 64;
+/**
+ * Replaces the parts of the activity log's count with their sum, in one statement: a part a concurrent write
+ * adds meanwhile is not among those deleted and stays, so the total never changes.
+ */
+const FOLD_COUNT_PARTS =
+  'WITH gone AS (DELETE FROM activity_log_count RETURNING n) ' +
+  'INSERT INTO activity_log_count (n) SELECT coalesce(sum(n), 0) FROM gone';
+
 /** The activity log in its table, read newest first: by time, then by append order (`seq`). */
 export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
+  /**
+   * `outside`: the log is read outside any transaction (on the pool), where it may fold the count's parts
+   * (migration 003) into one.
+   */
   constructor(
     private readonly db: SqlClient,
     private readonly sql: TableSql,
+    private readonly outside = false,
   ) {}
 
   async get(id: string): Promise<T | undefined> {
@@ -212,11 +227,16 @@ export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> 
       q.limit === 0
         ? Promise.resolve([] as T[])
         : this.db.query<T>(`${this.sql.select}${clause} ORDER BY occurred_at DESC, seq DESC${limit}`, params),
-      // Without a condition, the count the triggers of migration 002 keep: counting every entry grows with the log.
+      // Without a condition, the count the triggers of migration 003 keep: counting every entry grows with the log.
       where.length === 0
-        ? this.db.query<{ n: number }>('SELECT n::int AS n FROM activity_log_total')
-        : this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.sql.table.name}${clause}`, params),
+        ? this.db.query<{ n: number; parts?: number }>('SELECT n::int AS n, parts FROM activity_log_total')
+        : this.db.query<{ n: number; parts?: number }>(
+            `SELECT count(*)::int AS n FROM ${this.sql.table.name}${clause}`,
+            params,
+          ),
     ]);
-    return { items, total: counted[0]!.n };
+    const { n, parts = 0 } = counted[0]!;
+    if (this.outside && parts > MAX_COUNT_PARTS) await this.db.query(FOLD_COUNT_PARTS);
+    return { items, total: n };
   }
 }

@@ -16,10 +16,15 @@ export interface SqlDriver extends SqlClient {
   readonly kind: 'postgres' | 'embedded';
   /**
    * Runs `work` between BEGIN and COMMIT on one connection; ROLLBACK when it throws, and the error passes on.
-   * Statements run outside `work` (on the driver itself) may use other connections.
+   * Statements run outside `work` (on the driver itself) may use other connections. `serializable`: at the
+   * SERIALIZABLE isolation level (a driver with one connection runs every transaction alone anyway).
    */
-  transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R>;
+  transaction<R>(work: (client: SqlClient) => Promise<R>, options?: TransactionOptions): Promise<R>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  readonly serializable?: boolean;
 }
 
 /** Socket errors that mean the server cannot be reached. */
@@ -80,6 +85,19 @@ export function translateError(error: unknown): unknown {
     return new ConstraintViolationError(kind, fieldOf(column), e.message, { cause: error });
   }
   return error;
+}
+
+/** SQLSTATEs of a transaction that conflicted with another and was rolled back: run again, it may succeed. */
+const CONFLICT_STATES = new Set(['40001', '40P01']);
+
+/**
+ * Whether `error` (as `translateError` reports it) is a serialization failure or a deadlock: the transaction was
+ * rolled back because of a concurrent one, and running it again is the documented remedy.
+ */
+export function isConflict(error: unknown): boolean {
+  const cause = error instanceof StoreUnavailableError ? error.cause : error;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CONFLICT_STATES.has(code);
 }
 
 /** `translateError` as a rejection handler. */

@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { rethrowTranslated, translateError, type SqlClient, type SqlDriver } from './driver.ts';
+import {
+  rethrowTranslated,
+  translateError,
+  type SqlClient,
+  type SqlDriver,
+  type TransactionOptions,
+} from './driver.ts';
 
 export interface PgOptions {
   connectionString: string;
@@ -58,7 +64,7 @@ export class PgDriver implements SqlDriver {
     await this.pool.query(script).catch(rethrowTranslated);
   }
 
-  async transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
+  async transaction<R>(work: (client: SqlClient) => Promise<R>, options: TransactionOptions = {}): Promise<R> {
     const connection = await this.pool.connect().catch(rethrowTranslated);
     // The connection failing between two statements (the server ended the session) is reported by the next
     // statement; pg emits it as an event too, which would end the process with no listener.
@@ -69,7 +75,7 @@ export class PgDriver implements SqlDriver {
       exec: async (script: string) => void (await connection.query(script).catch(rethrowTranslated)),
     };
     try {
-      await connection.query('BEGIN');
+      await connection.query(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
       const result = await work(client);
       await connection.query('COMMIT');
       connection.off('error', ignore);

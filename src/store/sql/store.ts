@@ -7,11 +7,12 @@ import type { Task } from '../../resources/tasks/schema.ts';
 import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
+import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
 import type { Collections, Store } from '../store.ts';
 import type { ActivityLog, Collection } from '../types.ts';
-import type { SqlClient, SqlDriver } from './driver.ts';
+import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
 
@@ -20,8 +21,8 @@ const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key
   TableSql
 >;
 
-/** The collections over one database connection (or the pool). */
-function collectionsOn(db: SqlClient): Collections {
+/** The collections over one database connection (`outside`: the pool, outside any transaction). */
+function collectionsOn(db: SqlClient, outside = false): Collections {
   return {
     projects: new SqlCollection<Project>(db, SQL.projects),
     tasks: new SqlCollection<Task>(db, SQL.tasks),
@@ -31,18 +32,26 @@ function collectionsOn(db: SqlClient): Collections {
     timeEntries: new SqlCollection<TimeEntry>(db, SQL.timeEntries),
     webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
-    activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity),
+    activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity, outside),
   };
 }
+
+/** How many times a transaction is run before a conflict with concurrent ones is reported (503). */
+const ATTEMPTS = 20;
 
 /**
  * The store in PostgreSQL, a server or the embedded one: the same SQL on both (see driver.ts). The schema is the
  * migrations' (migrate.ts); the store expects it applied.
  *
- * Exclusive writes: every transaction first takes one transaction-level advisory lock (`pg_advisory_xact_lock`),
- * held to its COMMIT or ROLLBACK, so transactions run one at a time across every instance sharing the database,
- * as the memory store's do. Simple and correct; finer locking (row locks) can replace it where it pays. Reads
- * outside a transaction take no lock and see only committed data.
+ * Writes as if one at a time, without waiting for each other: every transaction runs at the SERIALIZABLE level,
+ * so PostgreSQL guarantees that the transactions that commit have the effect of some order of them, one after the
+ * other, as the memory store's do (a check made in one, a referenced record existing or an `If-Match` version,
+ * still holds when it commits). Transactions that touch different records run side by side, across every
+ * instance sharing the database. One that conflicts with a concurrent one (SQLSTATE 40001, or a deadlock, 40P01)
+ * is rolled back and run again from the start, a few times with a short random pause; its `work` sees a fresh
+ * state each time. Reads outside a transaction see only committed data.
+ *
+ * The embedded driver has one connection, so its transactions run one at a time anyway.
  */
 export class SqlStore implements Store {
   readonly projects: Collection<Project>;
@@ -57,7 +66,7 @@ export class SqlStore implements Store {
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
-    const c = collectionsOn(driver);
+    const c = collectionsOn(driver, true);
     this.projects = c.projects;
     this.tasks = c.tasks;
     this.teams = c.teams;
@@ -77,43 +86,48 @@ export class SqlStore implements Store {
     await this.driver.query('SELECT 1');
   }
 
-  transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
-    return this.exclusive((_, tx) => work(tx));
+  async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    this.scope.assertOutside();
+    return this.scope.run(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.driver.transaction((client) => work(collectionsOn(client)), { serializable: true });
+        } catch (error) {
+          if (attempt >= ATTEMPTS || !isConflict(error)) throw error;
+          // A random pause, longer after each conflict, so that the transactions that collided do not meet again.
+          await setTimeout(Math.random() * Math.min(2 ** attempt, 50));
+        }
+      }
+    });
   }
 
   /**
    * Loads the sample records when the store has never been seeded and holds no record; with `reset`, first
    * empties every table (the sample records come back, the webhooks with fresh secrets). One transaction under
-   * the write lock: of two instances starting together, one seeds and the other finds it done. Answers whether
+   * an advisory lock: of two instances starting together, one seeds and the other finds it done. Answers whether
    * it loaded them.
    */
   async seed(options: { reset?: boolean } = {}): Promise<boolean> {
-    return this.exclusive(async (client, tx) => {
-      if (options.reset) {
-        await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')} RESTART IDENTITY`);
-      } else {
-        const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
-          `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +
-            `NOT (${RECORD_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(' OR ')}) AS empty`,
-        );
-        if (state!.seeded || !state!.empty) return false;
-      }
-      await seedInto(tx);
-      await client.query(
-        `INSERT INTO store_state (key, value) VALUES ('seeded', $1) ON CONFLICT (key) DO UPDATE SET value = $1`,
-        [new Date().toISOString()],
-      );
-      return true;
-    });
-  }
-
-  /** A transaction under the write lock, with its connection and its collections. */
-  private async exclusive<R>(work: (client: SqlClient, tx: Collections) => Promise<R>): Promise<R> {
     this.scope.assertOutside();
     return this.scope.run(() =>
       this.driver.transaction(async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK.namespace, LOCK.writes]);
-        return work(client, collectionsOn(client));
+        await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK.namespace, LOCK.seed]);
+        const tx = collectionsOn(client);
+        if (options.reset) {
+          await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')} RESTART IDENTITY`);
+        } else {
+          const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
+            `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +
+              `NOT (${RECORD_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(' OR ')}) AS empty`,
+          );
+          if (state!.seeded || !state!.empty) return false;
+        }
+        await seedInto(tx);
+        await client.query(
+          `INSERT INTO store_state (key, value) VALUES ('seeded', $1) ON CONFLICT (key) DO UPDATE SET value = $1`,
+          [new Date().toISOString()],
+        );
+        return true;
       }),
     );
   }

@@ -134,10 +134,11 @@ export const TABLES = {
 } as const satisfies Record<string, Table>;
 
 /**
- * The advisory locks of the store (`pg_advisory_xact_lock(namespace, key)`): one for every write transaction,
- * one for applying migrations. The namespace keeps them apart from other applications' locks on the database.
+ * The advisory locks of the store (`pg_advisory_xact_lock(namespace, key)`): one for seeding (or emptying and
+ * seeding again), one for applying migrations. The namespace keeps them apart from other applications' locks on
+ * the database.
  */
-export const LOCK = { namespace: 0x706d, writes: 1, migrations: 2 } as const;
+export const LOCK = { namespace: 0x706d, seed: 1, migrations: 2 } as const;
 
 /** Every table of the store's records, parents before children (the order to load them in). */
 export const RECORD_TABLES: readonly string[] = Object.values(TABLES).map((t) => t.name);
