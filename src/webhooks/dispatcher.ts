@@ -296,11 +296,17 @@ export class WebhookDispatcher {
   /** The payload of an event, made when first sent (and shared by its deliveries to several webhooks). */
   private bodyOf(event: OutboundEvent): string {
     let body = this.bodies.get(event);
-    if (body === undefined) {
-      const { type, timestamp, data, previous } = event;
-      body = JSON.stringify(previous === undefined ? { type, timestamp, data } : { type, timestamp, data, previous });
-      this.bodies.set(event, body);
-    }
+    if (body === undefined)
+      this.bodies.set(
+        event,
+        // `previous` is an update's only: undefined otherwise, and then left out.
+        (body = JSON.stringify({
+          type: event.type,
+          timestamp: event.timestamp,
+          data: event.data,
+          previous: event.previous,
+        })),
+      );
     return body;
   }
 
