@@ -149,7 +149,7 @@ export class ResourceService<
           // Published as stored: no kind a cascade reaches has a `view`.
           record: c.record,
           previous: c.previous,
-          ...(c.changed ? { changed: c.changed } : {}),
+          ...(c.changed ? { changed: c.changed, previousValues: valuesBefore(c.previous, c.changed) } : {}),
           actor,
           at: iso(this.deps.clock.now()),
           cascadeOf: record.id,
@@ -179,16 +179,26 @@ export class ResourceService<
     ctx: RequestContext,
     changed?: string[],
   ): DomainEvent {
+    const before = previous && this.view(previous);
     return {
       id: this.deps.ids('evt'),
       type: this.eventTypes[kind],
       resourceType: this.def.names.type,
       kind,
       record: this.view(record),
-      ...(kind === 'created' ? {} : { previous: previous && this.view(previous) }),
-      ...(changed ? { changed } : {}),
+      ...(kind === 'created' ? {} : { previous: before }),
+      ...(changed && before ? { changed, previousValues: valuesBefore(before, changed) } : {}),
       actor: this.actorOf(record, ctx),
       at: iso(this.deps.clock.now()),
     };
   }
+}
+
+/**
+ * What an update's event carries as `previousValues`: each changed field with its value before the update (a field
+ * the record did not have, as null), and no other field. Made here once, for updates and cascaded detaches alike.
+ */
+function valuesBefore(previous: object, changed: readonly string[]): Record<string, unknown> {
+  const before = previous as Record<string, unknown>;
+  return Object.fromEntries(changed.map((field) => [field, before[field] ?? null]));
 }

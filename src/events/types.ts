@@ -6,7 +6,8 @@ export type ChangeKind = 'created' | 'updated' | 'deleted';
 
 /**
  * One change made through the interface (or by a cascade), published in the transaction that writes it (bus.ts).
- * `previous` is the record before an update or delete; `changed` names the fields an update altered.
+ * `previous` is the record before an update or delete; `changed` names the fields an update altered, and
+ * `previousValues` holds their values before it (what a webhook's `previous` carries).
  */
 export interface DomainEvent<T = unknown> {
   readonly id: string;
@@ -16,6 +17,8 @@ export interface DomainEvent<T = unknown> {
   readonly record: T;
   readonly previous?: T;
   readonly changed?: readonly string[];
+  /** For an update: the old value of each field `changed` names, as `previous` shows it; nothing else. */
+  readonly previousValues?: Readonly<Record<string, unknown>>;
   /** Who caused it: the `X-Actor` header, else `system`. */
   readonly actor: string;
   readonly at: string;

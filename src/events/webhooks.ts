@@ -13,11 +13,15 @@ const SPRINT_ACTIONS = new Set(['sprint.started', 'sprint.completed']);
 /**
  * The webhook events one change produces: `project.*`, `task.*`, `comment.*` as they are; `milestone.reached`
  * when a milestone becomes reached; `sprint.started` / `sprint.completed` when such an activity entry is posted.
- * The payload's `data` is the record (for a delete, the record as it was).
+ * The payload's `data` is the record (for a delete, the record as it was); an update's also carries `previous`, the
+ * old values of the fields it changed.
  */
 export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent[] {
   const out: OutboundEvent[] = [];
-  if (DELIVERED.has(event.type)) out.push({ id: event.id, type: event.type, timestamp: event.at, data: event.record });
+  if (DELIVERED.has(event.type)) {
+    const { id, type, at: timestamp, record: data, previousValues: previous } = event;
+    out.push(event.kind === 'updated' ? { id, type, timestamp, data, previous } : { id, type, timestamp, data });
+  }
   if (milestoneReached(event)) {
     out.push({ id: ids('evt'), type: 'milestone.reached', timestamp: event.at, data: event.record });
   }

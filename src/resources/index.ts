@@ -4,6 +4,7 @@ import { activityLog } from './activity-log/resource.ts';
 import { ActivityLogService } from './activity-log/service.ts';
 import { comments } from './comments/resource.ts';
 import { CommentService } from './comments/service.ts';
+import { eventTypes } from './event-types/resource.ts';
 import { health } from './health/resource.ts';
 import { HealthService } from './health/service.ts';
 import { milestones } from './milestones/resource.ts';
@@ -32,6 +33,7 @@ export const resources: readonly Resource[] = [
   milestones,
   timeEntries,
   webhooks,
+  eventTypes,
   activityLog,
   notifications,
   health,

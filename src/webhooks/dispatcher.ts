@@ -299,7 +299,13 @@ export class WebhookDispatcher {
     if (body === undefined)
       this.bodies.set(
         event,
-        (body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })),
+        // `previous` is an update's only: undefined otherwise, and then left out.
+        (body = JSON.stringify({
+          type: event.type,
+          timestamp: event.timestamp,
+          data: event.data,
+          previous: event.previous,
+        })),
       );
     return body;
   }

@@ -9,7 +9,10 @@ export interface DeliveryTarget {
   readonly secret: string;
 }
 
-/** What is delivered: the body is `{ type, timestamp, data }`, the `id` is the `webhook-id` header. */
+/**
+ * What is delivered: the body is `{ type, timestamp, data }`, plus `previous` for an update; the `id` is the
+ * `webhook-id` header.
+ */
 export interface OutboundEvent {
   /** `evt_…`: the same on every attempt and redelivery, so receivers can deduplicate. */
   readonly id: string;
@@ -17,6 +20,8 @@ export interface OutboundEvent {
   /** ISO 8601. */
   readonly timestamp: string;
   readonly data: unknown;
+  /** For a `*.updated` event: the old values of exactly the fields that changed. */
+  readonly previous?: Readonly<Record<string, unknown>>;
 }
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'refused'] as const;
