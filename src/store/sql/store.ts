@@ -6,6 +6,7 @@ import type { Project } from '../../resources/projects/schema.ts';
 import type { Task } from '../../resources/tasks/schema.ts';
 import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
+import type { TokenRecord } from '../../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
@@ -32,6 +33,7 @@ function collectionsOn(db: SqlClient): Collections {
     webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
     activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity),
+    tokens: new SqlCollection<TokenRecord>(db, SQL.tokens),
   };
 }
 
@@ -54,6 +56,7 @@ export class SqlStore implements Store {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  readonly tokens: Collection<TokenRecord>;
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
@@ -67,6 +70,7 @@ export class SqlStore implements Store {
     this.webhooks = c.webhooks;
     this.notifications = c.notifications;
     this.activity = c.activity;
+    this.tokens = c.tokens;
   }
 
   get kind(): SqlDriver['kind'] {
