@@ -8,7 +8,8 @@ const CHALLENGE = 'Bearer realm="pm-service"';
 
 test('without AUTH, everything answers as before: no token needed, credentials ignored, no new headers', async (t) => {
   const { api } = await testApp(t);
-  for (const headers of [{}, { authorization: 'Bearer nonsense' }, { 'x-api-key': 'nonsense' }]) {
+  const sent: Record<string, string>[] = [{}, { authorization: 'Bearer nonsense' }, { 'x-api-key': 'nonsense' }];
+  for (const headers of sent) {
     const res = await api.get('/api/tasks', headers);
     assert.equal(res.status, 200);
     assert.equal(res.headers['www-authenticate'], undefined);
