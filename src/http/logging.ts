@@ -42,8 +42,9 @@ function keyOf(raw: string): string {
   }
 }
 
-/** Fastify's request serializer, with the URL's token redacted. */
-function requestSerializer(req: FastifyRequest) {
+/** Fastify's request serializer, with the URL's token redacted; anything else logged as `req` is left as it is. */
+function requestSerializer(req: FastifyRequest): Record<string, unknown> {
+  if (typeof req?.url !== 'string' || typeof req.method !== 'string') return req as unknown as Record<string, unknown>;
   return {
     method: req.method,
     url: redactUrl(req.url),
