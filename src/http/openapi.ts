@@ -51,7 +51,9 @@ export async function registerOpenApi(
       info: {
         title: 'pm-service API',
         version: pkg.version,
-        description: access.auth === 'token' ? `${INFO}\n${AUTH_INFO}` : INFO,
+        description: [INFO, access.auth === 'token' && AUTH_INFO, access.rateLimited && RATE_INFO]
+          .filter(Boolean)
+          .join('\n'),
       },
       // Relative: "Try it out" and generated clients call the server the document was fetched from.
       servers: [{ url: '/', description: 'The server this document came from' }],
@@ -268,6 +270,10 @@ const AUTH_INFO = `- **Authentication.** This service runs with \`AUTH=token\`: 
   "Authorize" button). Missing, unknown, revoked or expired: \`401 UNAUTHENTICATED\`; without the scope the operation
   needs (\`read\`: GET; \`write\`: other changes; \`admin\`: webhooks' changes and tokens): \`403 FORBIDDEN\`. The
   token's username is the actor of every change it makes (\`X-Actor\` is ignored).`;
+
+/** What the document adds to its introduction when the service runs with `RATE_LIMIT`. */
+const RATE_INFO = `- **Rate limit.** Every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`
+  (seconds); past the limit (per token, else per client address), \`429 RATE_LIMITED\` with \`Retry-After\`.`;
 
 /** Everything the docs page loads comes from this server; inline styles are swagger-ui's own. */
 const CSP = {
