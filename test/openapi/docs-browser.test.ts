@@ -115,11 +115,13 @@ test(
     assert.equal((await execute()).status(), 401);
 
     await page.locator('.auth-wrapper .authorize').first().click();
-    const bearer = page.locator('.auth-container').filter({ hasText: 'bearerAuth' });
+    const modal = page.locator('.modal-ux');
+    const bearer = modal.locator('form').filter({ hasText: 'bearerAuth' });
     await bearer.locator('input').first().fill(token);
-    await bearer.getByRole('button', { name: 'Authorize' }).click();
-    await bearer.getByRole('button', { name: 'Logout' }).waitFor();
-    await page.locator('.modal-ux').getByRole('button', { name: 'Close' }).first().click();
+    await bearer.getByRole('button', { name: 'Apply credentials' }).click();
+    await bearer.getByRole('button', { name: 'Remove authorization' }).waitFor();
+    await bearer.getByRole('button', { name: 'Close' }).click();
+    await modal.waitFor({ state: 'detached' });
 
     const response = await execute();
     assert.equal(response.status(), 200);
