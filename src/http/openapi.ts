@@ -75,6 +75,7 @@ export async function registerOpenApi(
           schema as RouteSchema,
           url,
           methods.some((m) => BODY_METHODS.has(m)),
+          access.auth === 'token',
         ),
         url,
       };
@@ -172,6 +173,7 @@ function documentRoute(
   schema: RouteSchema,
   url: string,
   takesBody: boolean,
+  tokens = false,
 ): RouteSchema {
   const samples = docs.sampleFor(url);
   const response: Record<string, unknown> = {};
@@ -207,7 +209,9 @@ function documentRoute(
       ...(schema.headers?.properties ?? {}),
       'x-actor': Type.Optional(
         RequiredText(LIMITS.username, {
-          description: 'Who makes the change (a username, not blank), recorded in the activity log',
+          description: tokens
+            ? "Ignored: with AUTH=token, the token's username makes the change"
+            : 'Who makes the change (a username, not blank), recorded in the activity log',
           examples: ['alice'],
         }),
       ),
