@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { SCOPES, type Scope } from '../resources/tokens/schema.ts';
-import { sameHash, type Principal, type TokenService } from '../resources/tokens/service.ts';
+import { sameHash, tokenHash, type Principal, type TokenService } from '../resources/tokens/service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -94,7 +93,7 @@ export class Authenticator {
     private readonly tokens: Pick<TokenService, 'authenticate'>,
     adminToken: string,
   ) {
-    this.adminHash = createHash('sha256').update(adminToken).digest('hex');
+    this.adminHash = tokenHash(adminToken);
   }
 
   /** Who makes the request, or why it is refused; made once per request. */
@@ -131,9 +130,9 @@ export class Authenticator {
 
   private async principalOf(value: string): Promise<Principal | undefined> {
     if (value.length > 1024) return undefined;
-    const hash = createHash('sha256').update(value).digest('hex');
+    const hash = tokenHash(value);
     if (sameHash(hash, this.adminHash)) return { username: ADMIN_USERNAME, scopes: ['admin'] };
-    return this.tokens.authenticate(value);
+    return this.tokens.authenticate(value, hash);
   }
 
   /** The hook: lets the request on with its principal, or answers the refusal. */
