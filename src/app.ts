@@ -9,6 +9,7 @@ import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
 import { webhookConsumer } from './events/webhooks.ts';
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
+import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
 import { CORS_ORIGIN } from './http/cors.ts';
 import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.ts';
@@ -90,19 +91,6 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   registerJsonBody(app);
   registerErrorHandling(app, routes);
-  await app.register(cors, {
-    origin: CORS_ORIGIN,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Content-Type', 'X-Actor', 'X-Request-Id', 'If-Match', 'If-None-Match'],
-    exposedHeaders: ['X-Request-Id', 'ETag', 'Allow'],
-    optionsSuccessStatus: 204,
-    // A bare OPTIONS (no Origin or no requested method) is answered 204 too, never with a text/plain 400.
-    strictPreflight: false,
-    maxAge: 600,
-  });
-
-  await registerOpenApi(app, resources);
-
   const events = deps.events ?? new EventBus(app.log);
   const serviceDeps: ServiceDeps & { readonly store: Store } = { store, clock, ids, events };
   const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({
@@ -123,6 +111,34 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     ...deps.webhooks,
   });
   const services = createServices(serviceDeps, dispatcher);
+
+  await app.register(cors, {
+    origin: CORS_ORIGIN,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: [
+      'Content-Type',
+      'X-Actor',
+      'X-Request-Id',
+      'If-Match',
+      'If-None-Match',
+      ...(config.auth === 'token' ? ['Authorization', 'X-API-Key'] : []),
+    ],
+    exposedHeaders: [
+      'X-Request-Id',
+      'ETag',
+      'Allow',
+      ...(config.auth === 'token' ? ['WWW-Authenticate'] : []),
+      ...(config.rateLimit ? ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : []),
+    ],
+    optionsSuccessStatus: 204,
+    // A bare OPTIONS (no Origin or no requested method) is answered 204 too, never with a text/plain 400.
+    strictPreflight: false,
+    maxAge: 600,
+  });
+
+  // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
+  await registerAuth(app, services.tokens, config);
+  await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined });
 
   // What the service does by itself with every change: in its transaction, the audit trail and the users'
   // notifications (all commit together or not at all); once committed, signed deliveries to the webhooks

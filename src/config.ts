@@ -35,6 +35,23 @@ export function parseSchedule(text: string): number[] {
   });
 }
 
+/** The shortest `ADMIN_TOKEN` accepted. */
+export const ADMIN_TOKEN_MIN = 32;
+
+/** `'600/1m'` → at most 600 requests a minute; the window is a duration (`parseDuration`). Throws why not. */
+export function parseRateLimit(text: string): { max: number; windowMs: number } {
+  const match = /^(\d+)\/(.+)$/.exec(text.trim());
+  if (!match || Number(match[1]) < 1 || !Number.isSafeInteger(Number(match[1]))) {
+    throw new Error(`${JSON.stringify(text)} is not a rate limit: <requests>/<window>, e.g. 600/1m`);
+  }
+  const windowMs = parseDuration(match[2]!);
+  if (windowMs < 1) throw new Error(`${JSON.stringify(text)}: the window must be at least 1ms`);
+  return { max: Number(match[1]), windowMs };
+}
+
+/** Settings whose values are secrets: a message about one never repeats its value. */
+const SECRETS = new Set<string>(['adminToken']);
+
 /** Everything the service can be told at start, from the environment or the command line (flags win). */
 export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -80,6 +97,14 @@ export const ConfigSchema = Type.Object({
   dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   /** The in-memory store keeps at most this many activity entries, the oldest dropped. */
   activityLogMax: Type.Integer({ minimum: 1, default: 1_000_000 }),
+  /** `none`: no authentication (the interface document's rule); `token`: every API request needs a token. */
+  auth: StringEnum(['none', 'token'], { default: 'none' }),
+  /** With `auth: token`, a token with the admin scope whose username is `admin`; at least 32 characters. */
+  adminToken: Type.Optional(Type.String({ minLength: ADMIN_TOKEN_MIN })),
+  /** At most `max` requests per `windowMs` per token (or client address); absent: no limit. */
+  rateLimit: Type.Optional(
+    Type.Object({ max: Type.Integer({ minimum: 1 }), windowMs: Type.Integer({ minimum: 1, maximum: MAX_DELAY_MS }) }),
+  ),
 });
 type Settings = Static<typeof ConfigSchema>;
 export type Config = Readonly<Omit<Settings, 'webhookRetrySchedule'> & { webhookRetrySchedule: readonly number[] }>;
@@ -119,6 +144,11 @@ function parseSetting(key: Key, text: string): unknown {
   const schema = schemaOf(key);
   const t = text.trim();
   if (schema.type === 'array') return Object.freeze(parseSchedule(t));
+  if (schema.type === 'object') return Object.freeze(parseRateLimit(t));
+  if (SECRETS.has(key)) {
+    if (!Value.Check(schema, t)) throw new Error(`must be at least ${ADMIN_TOKEN_MIN} characters long`);
+    return t;
+  }
   const value =
     schema.type === 'integer' && /^-?\d+$/.test(t)
       ? Number(t)
@@ -200,6 +230,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   // The URL holds a password: the message says what is expected and never repeats the value.
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(databaseUrl)) {
     problems.push(`${settingName('databaseUrl')}: must be a postgres:// or postgresql:// URL`);
+  }
+  const { auth, adminToken } = config as Settings;
+  if (auth === 'token' && adminToken === undefined && !problems.some((p) => p.startsWith(envName('adminToken')))) {
+    problems.push(
+      `${settingName('adminToken')}: is required with ${envName('auth')}=token ` +
+        `(a secret of at least ${ADMIN_TOKEN_MIN} characters; its holder is the admin)`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   return Object.freeze(config as Config);

@@ -23,6 +23,16 @@ export const ERROR_CATALOGUE = {
   },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON', when: 'the body is not parseable JSON' },
   INVALID_EVENTS: { status: 400, message: 'Unsupported event type', when: 'an event type outside the list' },
+  UNAUTHENTICATED: {
+    status: 401,
+    message: 'A valid API token is required (Authorization: Bearer <token> or X-API-Key: <token>)',
+    when: 'with `AUTH=token`: no token, or one that is unknown, revoked or expired; `WWW-Authenticate: Bearer`',
+  },
+  FORBIDDEN: {
+    status: 403,
+    message: 'The token does not have the scope this request needs',
+    when: "with `AUTH=token`: the token's scopes do not cover the request",
+  },
   NOT_FOUND: { status: 404, message: 'Not found', when: 'no record with this id (or no route for the path)' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed', when: 'the path exists, not with this method' },
   REQUEST_TIMEOUT: {
@@ -36,6 +46,11 @@ export const ERROR_CATALOGUE = {
     status: 415,
     message: 'Request bodies must be JSON (Content-Type: application/json)',
     when: 'a body that is not `application/json`',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests',
+    when: 'with `RATE_LIMIT`: over the limit of the token or client address; `Retry-After` says when to try again',
   },
   HEADERS_TOO_LARGE: {
     status: 431,

@@ -194,3 +194,34 @@ test('storage settings: memory by default; a folder or a server; both at once is
   refused(() => loadConfig({ ACTIVITY_LOG_MAX: '0' }, []), /ACTIVITY_LOG_MAX \(--activity-log-max\): must be an/);
   refused(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: '5s' }, []), /DB_CONNECT_TIMEOUT_MS \(--db-connect-timeout-ms\)/);
 });
+
+test('AUTH is none by default; token needs ADMIN_TOKEN of at least 32 characters, never repeated in a message', () => {
+  assert.equal(DEFAULT_CONFIG.auth, 'none');
+  assert.equal(DEFAULT_CONFIG.adminToken, undefined);
+  assert.equal(DEFAULT_CONFIG.rateLimit, undefined);
+  const secret = 'x'.repeat(32);
+  const c = loadConfig({ AUTH: 'token', ADMIN_TOKEN: ` ${secret} ` }, []);
+  assert.deepEqual([c.auth, c.adminToken], ['token', secret]);
+  assert.equal(loadConfig({}, ['--auth', 'token', '--admin-token', secret]).adminToken, secret);
+  refused(
+    () => loadConfig({ AUTH: 'token' }, []),
+    /^invalid configuration: ADMIN_TOKEN \(--admin-token\): is required with AUTH=token/,
+  );
+  const short = 'short-secret-value';
+  assert.throws(
+    () => loadConfig({ AUTH: 'token', ADMIN_TOKEN: short }, []),
+    (e: Error) =>
+      e instanceof ConfigError &&
+      /^invalid configuration: ADMIN_TOKEN \(--admin-token\): must be at least 32 characters long$/.test(e.message) &&
+      !e.message.includes(short),
+  );
+  refused(() => loadConfig({ AUTH: 'basic' }, []), /AUTH \(--auth\): must be one of none, token, got "basic"/);
+});
+
+test('RATE_LIMIT is <requests>/<window>: 600/1m; anything else is refused naming it', () => {
+  assert.deepEqual(loadConfig({ RATE_LIMIT: '600/1m' }, []).rateLimit, { max: 600, windowMs: 60_000 });
+  assert.deepEqual(loadConfig({}, ['--rate-limit', '5/500ms']).rateLimit, { max: 5, windowMs: 500 });
+  for (const bad of ['600', '600/', '0/1m', '-1/1m', '600/minute', '600/60', 'x/1m', '1.5/1s']) {
+    refused(() => loadConfig({ RATE_LIMIT: bad }, []), /^invalid configuration: RATE_LIMIT \(--rate-limit\): /);
+  }
+});

@@ -4,10 +4,16 @@ import { validationError } from '../errors.ts';
 import { LIMITS } from '../schemas/common.ts';
 import { entityTags } from './etag.ts';
 
-/** Who makes the request (`X-Actor`, a username) and on which versions of the record (`If-Match`), when sent. */
+/**
+ * Who makes the request and on which versions of the record (`If-Match`), when sent. With `AUTH=token` the actor is
+ * the token's username and `X-Actor` is ignored; without it, the actor is `X-Actor` when sent.
+ */
 export function contextOf(request: FastifyRequest): RequestContext {
   const ifMatch = request.headers['if-match'];
-  return { actor: actorOf(request), expectedVersions: ifMatch === undefined ? undefined : entityTags(ifMatch) };
+  return {
+    actor: request.principal?.username ?? actorOf(request),
+    expectedVersions: ifMatch === undefined ? undefined : entityTags(ifMatch),
+  };
 }
 
 function actorOf(request: FastifyRequest): string | undefined {

@@ -5,9 +5,64 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 type Bindings = Record<string, unknown>;
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
 
+/** Where a request's credentials could appear in a log entry: replaced by `[Redacted]`. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.query.access_token',
+  'headers.authorization',
+  'headers["x-api-key"]',
+];
+
+/**
+ * A URL with the value of every `access_token` query parameter replaced by `[Redacted]` (the parameter a route
+ * may take its token from), whatever way its name is encoded. Most URLs have none and are returned as they are.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1 || !/access|%/i.test(url.slice(q))) return url;
+  const pairs = url.slice(q + 1).split('&');
+  let changed = false;
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    const eq = pair.indexOf('=');
+    if (keyOf(eq === -1 ? pair : pair.slice(0, eq)) === 'access_token' && eq !== -1) {
+      pairs[i] = `${pair.slice(0, eq)}=[Redacted]`;
+      changed = true;
+    }
+  }
+  return changed ? `${url.slice(0, q)}?${pairs.join('&')}` : url;
+}
+
+function keyOf(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/** Fastify's request serializer, with the URL's token redacted; anything else logged as `req` is left as it is. */
+function requestSerializer(req: FastifyRequest): Record<string, unknown> {
+  if (typeof req?.url !== 'string' || typeof req.method !== 'string') return req as unknown as Record<string, unknown>;
+  return {
+    method: req.method,
+    url: redactUrl(req.url),
+    version: req.headers?.['accept-version'] as string | undefined,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
 /** Fastify's pino logger at `level`: one JSON line per entry, on stdout through {@link stdoutPerTurn}. */
-export function loggerOptions(level: string): { level: string; redact: string[]; stream: LineStream } {
-  return { level, redact: ['req.headers.authorization'], stream: stdoutPerTurn() };
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: REDACTED_PATHS,
+    serializers: { req: requestSerializer },
+    stream: stdoutPerTurn(),
+  };
 }
 
 /** Where log lines go: each `write` is one or more whole lines. */
@@ -154,7 +209,7 @@ export class AccessLog extends LogController {
         {
           reqId: request.id,
           method: request.method,
-          url: request.url,
+          url: redactUrl(request.url),
           statusCode: reply.statusCode,
           responseTime: reply.elapsedTime,
         },
@@ -163,7 +218,7 @@ export class AccessLog extends LogController {
     } else if ((pino.levels.values[log.level] ?? Infinity) <= INFO) {
       this.lines.write(
         `{"level":${INFO},"time":${Date.now()}${PROCESS_FIELDS},"reqId":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
-          `"url":${JSON.stringify(request.url)},"statusCode":${reply.statusCode},"responseTime":${finite(reply.elapsedTime)},"msg":"request completed"}\n`,
+          `"url":${JSON.stringify(redactUrl(request.url))},"statusCode":${reply.statusCode},"responseTime":${finite(reply.elapsedTime)},"msg":"request completed"}\n`,
       );
     }
   }

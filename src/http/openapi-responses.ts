@@ -11,6 +11,7 @@ import {
 } from '../errors.ts';
 import { CHECKED_ENUM, Deleted } from '../schemas/common.ts';
 import { ref, type ApiDocs } from './api-docs.ts';
+import { neededScope, PUBLIC_ROUTES } from './auth.ts';
 
 /**
  * Shapes several answers share, named in the document (`#/components/schemas/Deleted`): the delete envelope and
@@ -137,8 +138,11 @@ export function describeErrors(docs: ApiDocs, status: number, url: string, route
 }
 
 type Doc = {
-  paths: Record<string, Record<string, { responses?: Record<string, Response>; requestBody?: unknown }>>;
-  components: { schemas: Record<string, unknown>; responses?: Record<string, unknown> };
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, Response>; requestBody?: unknown; security?: unknown[] }>
+  >;
+  components: { schemas: Record<string, unknown>; responses?: Record<string, unknown>; securitySchemes?: object };
 };
 type Response = {
   headers?: Record<string, { required?: boolean }>;
@@ -162,14 +166,56 @@ const CONNECTION_ERRORS: Record<string, { status: number; about?: string; exampl
   HeadersTooLarge: { status: 431 },
 };
 
+/** What the service answers with `AUTH=token` and `RATE_LIMIT`, declared when they are set. */
+const ACCESS_ERRORS: Record<string, { status: number; example: AppError; headers: Record<string, object> }> = {
+  Unauthenticated: {
+    status: 401,
+    example: new AppError('UNAUTHENTICATED', 'The API token is unknown, revoked or expired'),
+    headers: {
+      'www-authenticate': { type: 'string', description: 'The scheme to use', examples: ['Bearer realm="pm-service"'] },
+    },
+  },
+  Forbidden: {
+    status: 403,
+    example: new AppError('FORBIDDEN', 'This request needs the write scope; the token has read'),
+    headers: {},
+  },
+  RateLimited: {
+    status: 429,
+    example: new AppError('RATE_LIMITED', 'Too many requests: at most 600 per 1m; try again in 12 seconds'),
+    headers: {
+      'retry-after': { type: 'integer', description: 'Seconds until the limit is reset', examples: [12] },
+      'x-ratelimit-limit': { type: 'integer', description: 'Requests allowed per window' },
+      'x-ratelimit-remaining': { type: 'integer', description: 'Requests left in this window' },
+      'x-ratelimit-reset': { type: 'integer', description: 'Seconds until the window is reset' },
+    },
+  },
+};
+
+/** What the running service asks of its callers: `AUTH` and whether `RATE_LIMIT` is set. */
+export interface Access {
+  readonly auth: 'none' | 'token';
+  readonly rateLimited: boolean;
+}
+
+/** The document's security schemes with `AUTH=token`: the same token as a bearer token or an API key. */
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token (`pmt_…`, or `ADMIN_TOKEN`): `Authorization: Bearer <token>`',
+  },
+  apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same token as `X-API-Key`' },
+} as const;
+
 /** A response component in the document's final form (headers as header objects, every one of them sent). */
-function responseComponent(status: number, about?: string, example?: AppError) {
-  const headers = status === 405 ? { ...responseHeaders, allow: ALLOW } : responseHeaders;
+function responseComponent(status: number, about?: string, example?: AppError, extra: Record<string, object> = {}) {
+  const headers = { ...(status === 405 ? { ...responseHeaders, allow: ALLOW } : responseHeaders), ...extra };
   const [code] = codesOf(status);
   return {
     description: `\`${code}\`: ${about ?? ERROR_CATALOGUE[code!].when}`,
     headers: Object.fromEntries(
-      Object.entries(headers).map(([name, { description, ...schema }]) => [
+      Object.entries(headers as Record<string, { description?: string }>).map(([name, { description, ...schema }]) => [
         name,
         { description, required: true, schema },
       ]),
@@ -188,13 +234,26 @@ function responseComponent(status: number, about?: string, example?: AppError) {
  * envelope (`{ data: [Task], count }`) is a named component (`TaskList`); every operation refers to the
  * answers of `CONNECTION_ERRORS`; and a write without a body schema says that a body sent is ignored.
  */
-export function finishDocument<T>(document: T): T {
+export function finishDocument<T>(document: T, access: Access = { auth: 'none', rateLimited: false }): T {
   const doc = document as Doc;
-  doc.components.responses = Object.fromEntries(
-    Object.entries(CONNECTION_ERRORS).map(([name, e]) => [name, responseComponent(e.status, e.about, e.example)]),
+  const token = access.auth === 'token';
+  const declared = Object.entries(ACCESS_ERRORS).filter(
+    ([name]) => (token && name !== 'RateLimited') || (access.rateLimited && name === 'RateLimited'),
   );
-  for (const item of Object.values(doc.paths)) {
+  doc.components.responses = Object.fromEntries([
+    ...Object.entries(CONNECTION_ERRORS).map(([name, e]) => [name, responseComponent(e.status, e.about, e.example)]),
+    ...declared.map(([name, e]) => [name, responseComponent(e.status, undefined, e.example, e.headers)]),
+  ]);
+  for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
+      const open = !path.startsWith('/api') || PUBLIC_ROUTES.has(path);
+      if (token && open) operation.security = [];
+      const extra: Record<number, string> = {};
+      if (token && !open) {
+        extra[401] = 'Unauthenticated';
+        if (neededScope(method.toUpperCase(), path) !== 'read') extra[403] = 'Forbidden';
+      }
+      if (access.rateLimited) extra[429] = 'RateLimited';
       if (method !== 'get' && !operation.requestBody) operation.requestBody = IGNORED_BODY;
       const responses: Record<string, Response | { $ref: string }> = { ...operation.responses };
       for (const response of Object.values(operation.responses ?? {})) {
@@ -207,6 +266,8 @@ export function finishDocument<T>(document: T): T {
       for (const [name, { status }] of Object.entries(CONNECTION_ERRORS)) {
         responses[status] ??= { $ref: `#/components/responses/${name}` };
       }
+      for (const [status, name] of Object.entries(extra))
+        responses[status] ??= { $ref: `#/components/responses/${name}` };
       operation.responses = Object.fromEntries(
         Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
       ) as Record<string, Response>;

@@ -13,6 +13,8 @@ import {
   documentedStatuses,
   ETAG,
   finishDocument,
+  type Access,
+  SECURITY_SCHEMES,
   responseHeaders,
   sharedShapes,
 } from './openapi-responses.ts';
@@ -32,7 +34,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Registered before the routes: @fastify/swagger collects every route added after it, whoever adds it,
  * and builds the document from the same TypeBox schemas that validate requests and serialize responses.
  */
-export async function registerOpenApi(app: FastifyInstance, resources: readonly ResourceDocs[]): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  resources: readonly ResourceDocs[],
+  access: Access = { auth: 'none', rateLimited: false },
+): Promise<void> {
   const docs = apiDocs(resources);
   const shapes = sharedShapes(docs);
   // The error body, the records and the shared shapes, as named components the document refers to. Only the
@@ -45,12 +51,16 @@ export async function registerOpenApi(app: FastifyInstance, resources: readonly 
       info: {
         title: 'pm-service API',
         version: pkg.version,
-        description: INFO,
+        description: [INFO, access.auth === 'token' && AUTH_INFO, access.rateLimited && RATE_INFO]
+          .filter(Boolean)
+          .join('\n'),
       },
       // Relative: "Try it out" and generated clients call the server the document was fetched from.
       servers: [{ url: '/', description: 'The server this document came from' }],
-      // No authentication: an empty requirement list says so explicitly (rather than leaving it unsaid).
-      security: [],
+      // No authentication: an empty requirement list says so explicitly (rather than leaving it unsaid). With
+      // AUTH=token, either scheme: a bearer token or the same token as an API key.
+      security: access.auth === 'token' ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [],
+      ...(access.auth === 'token' ? { components: { securitySchemes: SECURITY_SCHEMES } } : {}),
       tags: [SERVICE_TAG, ...docs.tags],
     },
     // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
@@ -65,11 +75,12 @@ export async function registerOpenApi(app: FastifyInstance, resources: readonly 
           schema as RouteSchema,
           url,
           methods.some((m) => BODY_METHODS.has(m)),
+          access.auth === 'token',
         ),
         url,
       };
     },
-    transformObject: (document) => finishDocument('openapiObject' in document ? document.openapiObject : {}),
+    transformObject: (document) => finishDocument('openapiObject' in document ? document.openapiObject : {}, access),
   });
 
   await app.register(swaggerUi, {
@@ -162,6 +173,7 @@ function documentRoute(
   schema: RouteSchema,
   url: string,
   takesBody: boolean,
+  tokens = false,
 ): RouteSchema {
   const samples = docs.sampleFor(url);
   const response: Record<string, unknown> = {};
@@ -197,7 +209,9 @@ function documentRoute(
       ...(schema.headers?.properties ?? {}),
       'x-actor': Type.Optional(
         RequiredText(LIMITS.username, {
-          description: 'Who makes the change (a username, not blank), recorded in the activity log',
+          description: tokens
+            ? "Ignored: with AUTH=token, the token's username makes the change"
+            : 'Who makes the change (a username, not blank), recorded in the activity log',
           examples: ['alice'],
         }),
       ),
@@ -253,6 +267,17 @@ requests with, so it cannot drift from what the service does.
 - **Start.** \`GET /\` links to the docs page and to this document (\`${OPENAPI_PATH}\`).
 - **Sample data.** The service starts with stable sample records (\`proj_001\`, \`task_001\`, \`team_001\`, …);
   the examples below are taken from them.`;
+
+/** What the document adds to its introduction when the service runs with `AUTH=token`. */
+const AUTH_INFO = `- **Authentication.** This service runs with \`AUTH=token\`: every \`/api\` operation but the health checks and
+  this document needs a token, as \`Authorization: Bearer <token>\` or \`X-API-Key: <token>\` (the docs page's
+  "Authorize" button). Missing, unknown, revoked or expired: \`401 UNAUTHENTICATED\`; without the scope the operation
+  needs (\`read\`: GET; \`write\`: other changes; \`admin\`: webhooks' changes and tokens): \`403 FORBIDDEN\`. The
+  token's username is the actor of every change it makes (\`X-Actor\` is ignored).`;
+
+/** What the document adds to its introduction when the service runs with `RATE_LIMIT`. */
+const RATE_INFO = `- **Rate limit.** Every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`
+  (seconds); past the limit (per token, else per client address), \`429 RATE_LIMITED\` with \`Retry-After\`.`;
 
 /** Everything the docs page loads comes from this server; inline styles are swagger-ui's own. */
 const CSP = {

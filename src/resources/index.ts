@@ -20,6 +20,8 @@ import { teams } from './teams/resource.ts';
 import { TeamService } from './teams/service.ts';
 import { timeEntries } from './time-entries/resource.ts';
 import { TimeEntryService } from './time-entries/service.ts';
+import { tokens } from './tokens/resource.ts';
+import { TokenService } from './tokens/service.ts';
 import { DeliveryService, type DeliveryQueue } from './webhooks/deliveries.ts';
 import { webhooks } from './webhooks/resource.ts';
 import { WebhookService } from './webhooks/service.ts';
@@ -36,6 +38,7 @@ export const resources: readonly Resource[] = [
   eventTypes,
   activityLog,
   notifications,
+  tokens,
   health,
 ];
 
@@ -50,6 +53,7 @@ export interface Services {
   readonly deliveries: DeliveryService;
   readonly activity: ActivityLogService;
   readonly notifications: NotificationService;
+  readonly tokens: TokenService;
   readonly health: HealthService;
 }
 
@@ -67,6 +71,7 @@ export function createServices(deps: ServiceDeps & { readonly store: Store }, qu
     deliveries: new DeliveryService(webhooks, queue, deps),
     activity: new ActivityLogService(deps),
     notifications: new NotificationService(deps),
+    tokens: new TokenService(deps),
     health: new HealthService(deps),
   };
 }

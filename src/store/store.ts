@@ -6,6 +6,7 @@ import type { Project } from '../resources/projects/schema.ts';
 import type { Task } from '../resources/tasks/schema.ts';
 import type { Team } from '../resources/teams/schema.ts';
 import type { TimeEntry } from '../resources/time-entries/schema.ts';
+import type { TokenRecord } from '../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
 import type { ActivityLog, Collection } from './types.ts';
 
@@ -23,6 +24,8 @@ export interface Collections {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  /** API tokens, each with the hash of its value, never the value. */
+  readonly tokens: Collection<TokenRecord>;
 }
 
 /**

@@ -14,6 +14,7 @@ import { ProjectInput, ProjectQuery } from '../../src/resources/projects/schema.
 import { TaskCreate, TaskPatch, TaskQuery } from '../../src/resources/tasks/schema.ts';
 import { TeamCreate, TeamPatch, TeamQuery } from '../../src/resources/teams/schema.ts';
 import { TimeEntryCreate, TimeEntryPatch, TimeEntryQuery } from '../../src/resources/time-entries/schema.ts';
+import { TokenCreate, TokenQuery } from '../../src/resources/tokens/schema.ts';
 import { SUBSCRIBABLE, WebhookCreate, WebhookPatch, WebhookQuery } from '../../src/resources/webhooks/schema.ts';
 import type { BodySpec, HeaderValue, RawValue, Ref, RefKind, RequestSpec } from './harness.ts';
 
@@ -83,6 +84,7 @@ export const ROUTES: RouteDef[] = [
   ...crud('/api/notifications', 'notif', { query: NotificationQuery, create: NotificationCreate, remove: true }),
   { method: 'PATCH', pattern: '/api/notifications/:notif/read' },
   { method: 'PATCH', pattern: '/api/notifications/read-all', query: ReadAllQuery },
+  ...crud('/api/tokens', 'tok', { query: TokenQuery, create: TokenCreate, remove: true }),
   { method: 'GET', pattern: '/' },
   { method: 'GET', pattern: '/docs' },
   { method: 'GET', pattern: '/docs/json' },

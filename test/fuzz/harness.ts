@@ -29,7 +29,7 @@ const SCALE = process.env.FUZZ_SCALE ? Number(process.env.FUZZ_SCALE) : 1;
 export const runs = (n: number) => Math.max(1, Math.round(n * SCALE));
 
 /** Kinds of record a request can name: resolved to the id of an existing record when the request is sent. */
-export type RefKind = 'proj' | 'task' | 'team' | 'cmt' | 'ms' | 'te' | 'wh' | 'act' | 'notif' | 'dlv';
+export type RefKind = 'proj' | 'task' | 'team' | 'cmt' | 'ms' | 'te' | 'wh' | 'act' | 'notif' | 'dlv' | 'tok';
 
 /** A reference to an existing record: the `n`-th (modulo the count) of its kind at send time. */
 export interface Ref {
@@ -141,6 +141,8 @@ export class Fuzz {
         return (await s.webhooks.list()).map((r) => r.id);
       case 'notif':
         return (await s.notifications.list()).map((r) => r.id);
+      case 'tok':
+        return (await s.tokens.list()).map((r) => r.id);
       case 'act':
         return (await s.activity.query({ filter: {}, limit: 50 })).items.map((r) => r.id);
       case 'dlv': {
@@ -170,6 +172,7 @@ export class Fuzz {
       wh: s.webhooks,
       notif: s.notifications,
       act: s.activity,
+      tok: s.tokens,
     };
     return byKind[last.kind]?.get(last.id);
   }
@@ -234,6 +237,7 @@ export class Fuzz {
       await s.webhooks.list(),
       await s.notifications.list(),
       (await s.activity.query({ filter: {} })).items,
+      await s.tokens.list(),
     ];
     for (const list of lists) for (const record of list) this.freeze(record);
     // The delivery log: a refused request must not queue a delivery either.
@@ -306,6 +310,7 @@ function diff(before: Snapshot, after: Snapshot): string | undefined {
     'webhooks',
     'notifications',
     'activity',
+    'tokens',
     'deliveries',
   ];
   for (let i = 0; i < before.length; i++) {

@@ -4,7 +4,7 @@ import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { contract } from './contract.ts';
+import { contract, type Contract } from './contract.ts';
 import { testStore } from './store.ts';
 
 /** A clock that stands still until told to move, so timestamps in tests are exact. */
@@ -80,12 +80,16 @@ export interface Res<T = any> {
  * OpenAPI document (test/helpers/contract.ts): one that breaks it fails the test that made the request.
  */
 export class Api {
-  constructor(private readonly app: FastifyInstance) {}
+  /** `published`: the contract answers are held to; default: the document of an app with the default settings. */
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly published: () => Promise<Contract> = contract,
+  ) {}
 
   async request<T = any>(opts: InjectOptions): Promise<Res<T>> {
     const res = await this.app.inject(opts);
     const target = opts.url ?? opts.path ?? '/';
-    const problems = (await contract()).check({
+    const problems = (await this.published()).check({
       method: opts.method ?? 'GET',
       url: typeof target === 'string' ? target : target.pathname,
       status: res.statusCode,

@@ -102,7 +102,7 @@ test('a client error raised with a status outside the catalogue is 400 VALIDATIO
   const { store, api } = await testApp(t);
   const tasks = store.tasks;
   tasks.list = async () => {
-    throw Object.assign(new Error('internal detail'), { statusCode: 403 });
+    throw Object.assign(new Error('internal detail'), { statusCode: 418 });
   };
   const e = assertError(await api.get('/api/tasks'), 400, 'VALIDATION_ERROR');
   assert.equal(e.message, 'The request could not be processed');

@@ -305,3 +305,49 @@ function routesOf(tree: string): [string, string[]][] {
   }
   return out;
 }
+
+test('without AUTH or RATE_LIMIT the document declares no security and no 401, 403 or 429 answer', async () => {
+  const { doc } = await contract();
+  assert.deepEqual(doc.security, []);
+  assert.equal((doc.components as { securitySchemes?: unknown }).securitySchemes, undefined);
+  for (const [path, method, op] of operations(doc)) {
+    for (const status of ['401', '403', '429']) assert.equal(op.responses[status], undefined, `${method} ${path}`);
+  }
+});
+
+test('with AUTH=token and RATE_LIMIT: bearer and API-key schemes, 401/403 where a token is needed, 429 everywhere', async (t) => {
+  const { app } = await testApp(t, {
+    config: { logLevel: 'silent', auth: 'token', adminToken: 'x'.repeat(32), rateLimit: { max: 100, windowMs: 1000 } },
+  });
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json() as OpenApiDoc & {
+    components: { securitySchemes: Record<string, object> };
+  };
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(doc));
+  assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 2));
+  assert.deepEqual(doc.security, [{ bearerAuth: [] }, { apiKeyAuth: [] }]);
+  assert.deepEqual(Object.keys(doc.components.securitySchemes), ['bearerAuth', 'apiKeyAuth']);
+  assert.deepEqual(doc.components.securitySchemes.apiKeyAuth, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'The same token as `X-API-Key`',
+  });
+  const open = ['/api/health', '/api/health/ready', '/'];
+  for (const [path, method, op] of operations(doc)) {
+    const where = `${method} ${path}`;
+    assert.ok(op.responses['429'], where);
+    if (open.includes(path)) {
+      assert.deepEqual((op as { security?: unknown }).security, [], where);
+      assert.equal(op.responses['401'], undefined, where);
+      continue;
+    }
+    assert.deepEqual(op.responses['401'], { $ref: '#/components/responses/Unauthenticated' }, where);
+    const needsMore = method !== 'get' || path.startsWith('/api/tokens');
+    assert.equal(op.responses['403'] !== undefined, needsMore, where);
+  }
+  const unauthenticated = doc.components.responses!.Unauthenticated!;
+  assert.equal(unauthenticated.headers!['www-authenticate']!.required, true);
+  assert.equal(doc.components.responses!.RateLimited!.headers!['retry-after']!.required, true);
+  assert.match(doc.info.description ?? '', /Authentication/);
+});

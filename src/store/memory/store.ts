@@ -6,6 +6,7 @@ import type { Project } from '../../resources/projects/schema.ts';
 import type { Task } from '../../resources/tasks/schema.ts';
 import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
+import type { TokenRecord } from '../../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { TransactionScope } from '../scope.ts';
 import type { Collections, Store } from '../store.ts';
@@ -37,6 +38,7 @@ export class MemoryStore implements Store {
   readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events']);
   readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read']);
   readonly activity: MemoryActivityLog<ActivityEntry>;
+  readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username']);
 
   private tail: Promise<unknown> = Promise.resolve();
   private readonly scope = new TransactionScope();
@@ -75,6 +77,7 @@ export class MemoryStore implements Store {
         webhooks: undo.collection(this.webhooks),
         notifications: undo.collection(this.notifications),
         activity: undo.activityLog(this.activity),
+        tokens: undo.collection(this.tokens),
       });
     } catch (error) {
       undo.rollBack();
@@ -94,6 +97,7 @@ export class MemoryStore implements Store {
       this.timeEntries,
       this.webhooks,
       this.notifications,
+      this.tokens,
     ] as unknown as MemoryCollection<{ id: string }>[];
   }
 }

@@ -6,6 +6,7 @@ import type { Project } from '../../resources/projects/schema.ts';
 import type { Task } from '../../resources/tasks/schema.ts';
 import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
+import type { TokenRecord } from '../../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
@@ -33,6 +34,7 @@ function collectionsOn(db: SqlClient, outside = false): Collections {
     webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
     activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity, outside),
+    tokens: new SqlCollection<TokenRecord>(db, SQL.tokens),
   };
 }
 
@@ -63,6 +65,7 @@ export class SqlStore implements Store {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  readonly tokens: Collection<TokenRecord>;
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
@@ -76,6 +79,7 @@ export class SqlStore implements Store {
     this.webhooks = c.webhooks;
     this.notifications = c.notifications;
     this.activity = c.activity;
+    this.tokens = c.tokens;
   }
 
   get kind(): SqlDriver['kind'] {

@@ -131,6 +131,20 @@ export const TABLES = {
     },
     { timestamp: 'occurred_at' },
   ),
+  tokens: table(
+    'tokens',
+    {
+      id: 'text',
+      username: 'text',
+      scopes: 'text[]',
+      description: 'text',
+      expiresAt: 'timestamptz',
+      createdAt: 'timestamptz',
+      lastUsedAt: 'timestamptz',
+      hash: 'text',
+    },
+    { hash: 'token_hash' },
+  ),
 } as const satisfies Record<string, Table>;
 
 /**

@@ -1,0 +1,197 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { SCOPES, type Scope } from '../resources/tokens/schema.ts';
+import { sameHash, tokenHash, type Principal, type TokenService } from '../resources/tokens/service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who makes the request, with `AUTH=token` once its token is checked; null otherwise. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route also takes its token as `?access_token=` (a browser's EventSource cannot send headers). Only
+     * routes that say so: anywhere else a token in the URL would end up in logs, histories and referrers.
+     */
+    queryToken?: boolean;
+  }
+}
+
+/** The `/api` routes anyone may call in every mode: liveness, readiness and the OpenAPI document. */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/api/health', '/api/health/ready', '/api/openapi.json']);
+
+/** The username of `ADMIN_TOKEN`. */
+export const ADMIN_USERNAME = 'admin';
+
+const CHALLENGE = 'Bearer realm="pm-service"';
+const INVALID_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
+const BEARER = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
+
+/** How the request was resolved: who, or why not. Kept per request, so that the token is checked once. */
+type Resolution = { principal: Principal } | { refusal: AppError } | { public: true };
+const RESOLVED = Symbol('auth.resolved');
+type Resolved = FastifyRequest & { [RESOLVED]?: Promise<Resolution> };
+
+/** The pattern of the route a request matched (`/api/tasks/:id`), or its path when it matched none. */
+function routeOf(request: FastifyRequest): string {
+  return request.routeOptions.url ?? request.url.split('?', 1)[0]!;
+}
+
+/** Whether the request may go without a token: everything outside `/api`, the public routes, CORS preflights. */
+function isPublic(request: FastifyRequest): boolean {
+  const route = routeOf(request);
+  return request.method === 'OPTIONS' || !route.startsWith('/api') || PUBLIC_ROUTES.has(route);
+}
+
+const under = (route: string, path: string) => route === path || route.startsWith(`${path}/`);
+
+/** The scope a request needs: tokens are admin's; reads need `read`; webhooks' changes `admin`; the rest `write`. */
+export function neededScope(method: string, route: string): Scope {
+  if (under(route, '/api/tokens')) return 'admin';
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  if (under(route, '/api/webhooks')) return 'admin';
+  return 'write';
+}
+
+/** Each scope includes the ones before it in `SCOPES`. */
+const covers = (scopes: readonly Scope[], needed: Scope) =>
+  scopes.some((s) => SCOPES.indexOf(s) >= SCOPES.indexOf(needed));
+
+const unauthenticated = (message: string, challenge = CHALLENGE) =>
+  new AppError('UNAUTHENTICATED', message, undefined, { 'www-authenticate': challenge });
+
+/** The token a request carries: `Authorization: Bearer`, else `X-API-Key`, else (where allowed) `?access_token=`. */
+function credentialOf(request: FastifyRequest): string | AppError | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = BEARER.exec(authorization);
+    return match ? match[1]! : unauthenticated('Authorization must be "Bearer <token>"', INVALID_CHALLENGE);
+  }
+  const key = request.headers['x-api-key'];
+  if (key !== undefined) {
+    const value = (Array.isArray(key) ? key.join(',') : key).trim();
+    return /^[\x21-\x7e]+$/.test(value) ? value : unauthenticated('X-API-Key must be a token', INVALID_CHALLENGE);
+  }
+  if (request.routeOptions.config?.queryToken) {
+    const value = (request.query as Record<string, unknown> | undefined)?.access_token;
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * API tokens (`AUTH=token`): one `onRequest` hook checks every `/api` request but the public ones. Missing,
+ * unknown, revoked or expired: `401 UNAUTHENTICATED` with `WWW-Authenticate: Bearer`; without the scope the request
+ * needs: `403 FORBIDDEN`. `ADMIN_TOKEN` is an admin token of username `admin`, compared by its SHA-256 in constant
+ * time. The principal found is `request.principal`, whose username is the actor of what the request changes.
+ */
+export class Authenticator {
+  private readonly adminHash: string;
+
+  constructor(
+    private readonly tokens: Pick<TokenService, 'authenticate'>,
+    adminToken: string,
+  ) {
+    this.adminHash = tokenHash(adminToken);
+  }
+
+  /** Who makes the request, or why it is refused; made once per request. */
+  resolve(request: FastifyRequest): Promise<Resolution> {
+    return ((request as Resolved)[RESOLVED] ??= this.check(request));
+  }
+
+  private async check(request: FastifyRequest): Promise<Resolution> {
+    const credential = credentialOf(request);
+    if (isPublic(request)) {
+      // A valid token still counts against its own rate limit; anything else is ignored here.
+      const principal = typeof credential === 'string' ? await this.principalOf(credential) : undefined;
+      return principal ? { principal } : { public: true };
+    }
+    if (credential === undefined) {
+      return { refusal: unauthenticated('An API token is required: Authorization: Bearer <token> or X-API-Key') };
+    }
+    if (credential instanceof AppError) return { refusal: credential };
+    const principal = await this.principalOf(credential);
+    if (!principal) {
+      return { refusal: unauthenticated('The API token is unknown, revoked or expired', INVALID_CHALLENGE) };
+    }
+    const needed = neededScope(request.method, routeOf(request));
+    if (!covers(principal.scopes, needed)) {
+      return {
+        refusal: new AppError(
+          'FORBIDDEN',
+          `This request needs the ${needed} scope; the token has ${principal.scopes.join(', ')}`,
+        ),
+      };
+    }
+    return { principal };
+  }
+
+  private async principalOf(value: string): Promise<Principal | undefined> {
+    if (value.length > 1024) return undefined;
+    const hash = tokenHash(value);
+    if (sameHash(hash, this.adminHash)) return { username: ADMIN_USERNAME, scopes: ['admin'] };
+    return this.tokens.authenticate(value, hash);
+  }
+
+  /** The hook: lets the request on with its principal, or answers the refusal. */
+  readonly hook = async (request: FastifyRequest): Promise<void> => {
+    const resolution = await this.resolve(request);
+    if ('refusal' in resolution) throw resolution.refusal;
+    if ('principal' in resolution) request.principal = resolution.principal;
+  };
+}
+
+/** A window in the largest unit that divides it: `60000` → `1m`. */
+function inWords(ms: number): string {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+export interface AuthOptions {
+  auth: 'none' | 'token';
+  adminToken?: string;
+  rateLimit?: { readonly max: number; readonly windowMs: number };
+}
+
+/**
+ * Registers what `AUTH` and `RATE_LIMIT` ask for, in this order: the rate limit (per token when a valid one is
+ * sent, else per client address: a stream of bad tokens is limited by its address), then the token check. With
+ * neither setting, nothing is registered and the service answers as without them.
+ */
+export async function registerAuth(app: FastifyInstance, tokens: TokenService, options: AuthOptions): Promise<void> {
+  app.decorateRequest('principal', null);
+  let authenticator: Authenticator | undefined;
+  if (options.auth === 'token') {
+    if (options.adminToken === undefined) throw new Error('AUTH=token needs ADMIN_TOKEN');
+    authenticator = new Authenticator(tokens, options.adminToken);
+  }
+  if (options.rateLimit) {
+    const { max, windowMs } = options.rateLimit;
+    await app.register(rateLimit, {
+      global: false,
+      max,
+      timeWindow: windowMs,
+      cache: 100_000,
+      keyGenerator: async (request) => {
+        const resolution = authenticator && (await authenticator.resolve(request));
+        const principal = resolution && 'principal' in resolution ? resolution.principal : undefined;
+        return principal ? `token:${principal.tokenId ?? ADMIN_USERNAME}` : `address:${request.ip}`;
+      },
+      errorResponseBuilder: (_request, context) =>
+        new AppError(
+          'RATE_LIMITED',
+          `Too many requests: at most ${max} per ${inWords(windowMs)}; try again in ${context.after}`,
+        ),
+    });
+    app.addHook('onRequest', app.rateLimit());
+  }
+  if (authenticator) app.addHook('onRequest', authenticator.hook);
+}

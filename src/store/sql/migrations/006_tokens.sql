@@ -1,0 +1,14 @@
+-- API tokens (AUTH=token): who a token acts for, what it may do, and the SHA-256 of its value (hex), never the
+-- value itself. A request's token is looked up by that hash.
+CREATE TABLE tokens (
+  id text PRIMARY KEY,
+  username text NOT NULL,
+  scopes text[] NOT NULL CHECK (cardinality(scopes) > 0 AND scopes <@ ARRAY['read', 'write', 'admin']::text[]),
+  description text NOT NULL,
+  expires_at timestamptz(3),
+  created_at timestamptz(3) NOT NULL,
+  last_used_at timestamptz(3),
+  token_hash text NOT NULL UNIQUE CHECK (token_hash ~ '^[0-9a-f]{64}$'),
+  seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE
+);
+CREATE INDEX tokens_username ON tokens (username, seq);

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Api, testApp } from '../helpers/app.ts';
+import { AS_ADMIN, authApp, bearer } from '../helpers/auth.ts';
+import { Contract, type OpenApiDoc } from '../helpers/contract.ts';
+import { assertError } from './assert-error.ts';
+
+const from = (remoteAddress: string, headers: Record<string, string> = {}) => ({
+  method: 'GET' as const,
+  url: '/api/projects',
+  remoteAddress,
+  headers,
+});
+
+test('RATE_LIMIT without AUTH: per client address, with X-RateLimit-* on every answer and 429 past it', async (t) => {
+  const { app } = await testApp(t, { config: { logLevel: 'silent', rateLimit: { max: 3, windowMs: 60_000 } } });
+  const doc = (await app.inject({ url: '/api/openapi.json', remoteAddress: '10.0.0.9' })).json() as OpenApiDoc;
+  const api = new Api(app, async () => new Contract(doc));
+  for (const remaining of [2, 1, 0]) {
+    const res = await api.request(from('10.0.0.1'));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['x-ratelimit-limit'], '3');
+    assert.equal(res.headers['x-ratelimit-remaining'], String(remaining));
+    assert.ok(Number(res.headers['x-ratelimit-reset']) > 0 && Number(res.headers['x-ratelimit-reset']) <= 60);
+  }
+  const limited = await api.request(from('10.0.0.1'));
+  const e = assertError(limited, 429, 'RATE_LIMITED');
+  assert.match(e.message, /at most 3 per 1m/);
+  assert.ok(Number(limited.headers['retry-after']) > 0 && Number(limited.headers['retry-after']) <= 60);
+  assert.equal(limited.headers['x-ratelimit-remaining'], '0');
+  assert.equal(limited.headers['x-ratelimit-limit'], '3');
+  // Errors count and carry the headers too; another address has its own budget.
+  const other = await api.request({ ...from('10.0.0.2'), url: '/api/tasks/nope' });
+  assert.equal(other.status, 404);
+  assert.equal(other.headers['x-ratelimit-remaining'], '2');
+  // Headers a browser may read.
+  assert.match(String(other.headers['access-control-expose-headers']), /Retry-After, X-RateLimit-Limit/);
+  assert.ok(doc.paths['/api/projects']!.get!.responses['429']);
+});
+
+test('RATE_LIMIT with AUTH=token: per token; requests without a valid token count against their address', async (t) => {
+  const { api, issue } = await authApp(t, { rateLimit: { max: 3, windowMs: 60_000 } });
+  const alice = bearer((await issue({ username: 'alice', scopes: ['read'] })).token);
+  const bob = bearer((await issue({ username: 'bob', scopes: ['read'] })).token);
+  // authApp fetched the document and issued two tokens as admin: the admin token's budget is spent, no one else's.
+  assertError(await api.request(from('10.0.0.1', AS_ADMIN)), 429, 'RATE_LIMITED');
+
+  // Two tokens from one address: each has its own budget.
+  for (const who of [alice, alice, alice]) assert.equal((await api.request(from('10.0.0.1', who))).status, 200);
+  assertError(await api.request(from('10.0.0.1', alice)), 429, 'RATE_LIMITED');
+  assert.equal((await api.request(from('10.0.0.1', bob))).status, 200);
+  // The same token from another address shares its budget: the limit is the token's.
+  assertError(await api.request(from('10.0.0.7', alice)), 429, 'RATE_LIMITED');
+
+  // Bad tokens do not each get a budget: they are counted against the address they come from.
+  assertError(await api.request(from('10.0.0.3', bearer('pmt_guess1'))), 401, 'UNAUTHENTICATED');
+  assertError(await api.request(from('10.0.0.3', bearer('pmt_guess2'))), 401, 'UNAUTHENTICATED');
+  assertError(await api.request(from('10.0.0.3')), 401, 'UNAUTHENTICATED');
+  const third = await api.request(from('10.0.0.3', bearer('pmt_guess3')));
+  assertError(third, 429, 'RATE_LIMITED');
+  assert.ok(Number(third.headers['retry-after']) > 0);
+  assertError(await api.request(from('10.0.0.3', { 'x-api-key': 'pmt_guess4' })), 429, 'RATE_LIMITED');
+});
