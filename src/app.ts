@@ -10,7 +10,7 @@ import { notificationConsumer } from './events/notifications.ts';
 import { webhookConsumer } from './events/webhooks.ts';
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerJsonBody } from './http/body.ts';
-import { CORS_ORIGIN } from './http/cors.ts';
+import { CORS_EXPOSED_HEADERS, CORS_ORIGIN } from './http/cors.ts';
 import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
@@ -94,7 +94,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     origin: CORS_ORIGIN,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Content-Type', 'X-Actor', 'X-Request-Id', 'If-Match', 'If-None-Match'],
-    exposedHeaders: ['X-Request-Id', 'ETag', 'Allow'],
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     optionsSuccessStatus: 204,
     // A bare OPTIONS (no Origin or no requested method) is answered 204 too, never with a text/plain 400.
     strictPreflight: false,
