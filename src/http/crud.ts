@@ -78,7 +78,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
     preValidation: refuseUndeclaredOperators(querystring),
     // Only a validated query filters: its schema has removed every parameter it does not declare.
     handler: async (request, reply) => {
-      const list = readList(request.query, base, spec.list);
+      const list = readList(request.query, base, spec.list, path);
       const page = await pageOf(() => service.page(list.conditions, list.query));
       const records = page.items as Record<string, unknown>[];
       const data = listItem ? records.map((r) => listItem.from(r as never)) : records;

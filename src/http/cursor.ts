@@ -16,13 +16,16 @@ const SEAL_LENGTH = 22;
 
 const seal = (payload: string) => createHmac('sha256', KEY).update(payload).digest('base64url').slice(0, SEAL_LENGTH);
 
-/** A digest of the parameters a cursor is bound to: the query without `limit` and `cursor`. */
-export function queryDigest(query: Record<string, unknown>): string {
+/** A digest of what a cursor is bound to: the list's path and its query without `limit` and `cursor`. */
+export function queryDigest(path: string, query: Record<string, unknown>): string {
   const bound = Object.keys(query)
     .filter((k) => k !== 'limit' && k !== 'cursor' && query[k] !== undefined)
     .sort()
     .map((k) => [k, query[k]]);
-  return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([path, bound]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 export function encodeCursor(digest: string, position: Position): string {

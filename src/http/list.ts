@@ -101,8 +101,11 @@ export interface ListRequest {
   readonly digest: string;
 }
 
-/** Reads a validated list query; a 400 naming each parameter whose value the schema could not judge. */
-export function readList(raw: object, base: TObject, spec: ListSpec): ListRequest {
+/**
+ * Reads a validated list query; a 400 naming each parameter whose value the schema could not judge. `path`: the
+ * list's own, to which its cursors are bound with the query.
+ */
+export function readList(raw: object, base: TObject, spec: ListSpec, path: string): ListRequest {
   const query = raw as Record<string, unknown>;
   const problems: ErrorDetail[] = [];
   const conditions: Record<string, readonly unknown[]> = {};
@@ -138,7 +141,7 @@ export function readList(raw: object, base: TObject, spec: ListSpec): ListReques
     search = { terms, fields: spec.search as never[] };
   }
   if (problems.length > 0) throw validationError(problems);
-  const digest = queryDigest(query);
+  const digest = queryDigest(path, query);
   const after = typeof query.cursor === 'string' ? decodeCursor(query.cursor, digest) : undefined;
   const limit = query.limit as number | undefined;
   return {

@@ -26,7 +26,7 @@ export function activityRoutes(app: TypedApp, service: ActivityLogService, { pat
     },
     preValidation: refuseUndeclaredOperators(ActivityListQuery),
     handler: async (request, reply) => {
-      const list = readList(request.query, ActivityQuery, ActivityListSpec);
+      const list = readList(request.query, ActivityQuery, ActivityListSpec, path);
       const page = await pageOf(() => service.query(request.query, list));
       const { items, total } = page;
       return sendPage(request, reply, list, page, { data: items, count: items.length, total });
