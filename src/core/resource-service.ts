@@ -3,7 +3,7 @@ import type { EventBus, Unit } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
 import type { Collections, Store } from '../store/store.ts';
-import { AnyOf, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
+import { AnyOf, Range, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
 import type { RequestContext } from './context.ts';
 import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
@@ -77,7 +77,18 @@ export class ResourceService<
    */
   async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<T> = {}): Promise<Page<V>> {
     const filter = { ...this.filterOf(conditions), ...query.filter } as Filter<T>;
-    const page = await this.collectionIn(this.deps.store).query({ ...query, filter });
+    const collection = this.collectionIn(this.deps.store);
+    const plain = !query.search && !query.sort && !query.after && query.limit === undefined;
+    if (plain && !Object.values(filter).some((v) => v instanceof Range)) {
+      // Every match in creation order, as lists were before pages: the collection's plain `list`.
+      const items = await collection.list(filter);
+      return {
+        items: this.def.view ? items.map(this.def.view) : (items as unknown as V[]),
+        total: items.length,
+        next: null,
+      };
+    }
+    const page = await collection.query({ ...query, filter });
     return this.def.view ? { ...page, items: page.items.map(this.def.view) } : (page as unknown as Page<V>);
   }
 
