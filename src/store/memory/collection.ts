@@ -98,9 +98,15 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
 
     const exact = Object.fromEntries(conditions.filter(([, v]) => !(v instanceof Range))) as Filter<T>;
     const ranges = conditions.filter(([, v]) => v instanceof Range) as [keyof T, Range][];
-    let matches = await this.list(exact);
-    if (ranges.length > 0 || search) {
-      matches = matches.filter((r) => ranges.every(([f, v]) => matchesField(r[f], v)) && (!search || search(r)));
+    const rest = (r: T) => ranges.every(([f, v]) => matchesField(r[f], v)) && (!search || search(r));
+    let matches: T[];
+    if (Object.keys(exact).length > 0) {
+      matches = await this.list(exact);
+      if (ranges.length > 0 || search) matches = matches.filter(rest);
+    } else {
+      // One pass over the slots: no copy of every record before the conditions.
+      matches = [];
+      for (const r of this.slots) if (r !== undefined && rest(r)) matches.push(r);
     }
     const seqOf = (record: T) => this.seqs[this.ranks.get(record.id)!]!;
     let keys: unknown[][] | undefined;
