@@ -1,7 +1,7 @@
 import { AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
 import type { Collection, Entity, Filter, ListQuery, Page, Position, Search, SortKey, Updated } from '../types.ts';
 import type { SqlClient } from './driver.ts';
-import { parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
+import { NULLABLE, parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
 
 /** The statements of one table, written once. */
 export class TableSql {
@@ -14,10 +14,12 @@ export class TableSql {
   /** The select list that makes rows the records themselves. */
   readonly fields: string;
   private readonly byField: Map<string, Column>;
+  private readonly nullable: ReadonlySet<string>;
 
   constructor(readonly table: Table) {
     const { name, columns } = table;
     this.byField = new Map(columns.map((c) => [c.field, c]));
+    this.nullable = new Set(NULLABLE[name] ?? []);
     this.fields = columns.map(selectExpression).join(', ');
     this.select = `SELECT ${this.fields} FROM ${name}`;
     this.get = `${this.select} WHERE id = $1`;
@@ -80,7 +82,10 @@ export class TableSql {
 
   /** The ORDER BY of a sort, ties by creation (`seq`), ascending or (the activity log) descending. */
   orderBy(sort: readonly SortKey[], tieDescending = false): string {
-    const keys = sort.map((k) => `${this.sortExpression(k)} ${k.descending ? 'DESC' : 'ASC'} NULLS LAST`);
+    const keys = sort.map(
+      (k) =>
+        `${this.sortExpression(k)} ${k.descending ? 'DESC' : 'ASC'}${this.nullable.has(k.field) ? ' NULLS LAST' : ''}`,
+    );
     return [...keys, `seq ${tieDescending ? 'DESC' : 'ASC'}`].join(', ');
   }
 
@@ -94,6 +99,18 @@ export class TableSql {
     if (!(typeof seq === 'string' || typeof seq === 'number') || !/^\d{1,18}$/.test(String(seq))) {
       throw new PositionError();
     }
+    // Keys that hold no null, all in the direction of the tie-break: one row comparison, which an index on the
+    // same columns serves as a range (the newest-first log, a plain creation order).
+    if (sort.every((k) => !this.nullable.has(k.field) && !!k.descending === tieDescending)) {
+      const values = sort.map((k, i) => {
+        const value = position[i];
+        if (typeof value !== 'string' && typeof value !== 'number') throw new PositionError();
+        return this.sortParameter(k, params.push(toParameter(this.column(k.field), value)));
+      });
+      const left = [...sort.map((k) => this.sortExpression(k)), 'seq'].join(', ');
+      const right = [...values, `$${params.push(String(seq))}::bigint`].join(', ');
+      return `(${left}) ${tieDescending ? '<' : '>'} (${right})`;
+    }
     const equal: string[] = [];
     const branches: string[] = [];
     sort.forEach((k, i) => {
@@ -105,7 +122,8 @@ export class TableSql {
       }
       if (typeof value !== 'string' && typeof value !== 'number') throw new PositionError();
       const p = this.sortParameter(k, params.push(toParameter(this.column(k.field), value)));
-      branches.push([...equal, `(${e} ${k.descending ? '<' : '>'} ${p} OR ${e} IS NULL)`].join(' AND '));
+      const later = `${e} ${k.descending ? '<' : '>'} ${p}`;
+      branches.push([...equal, this.nullable.has(k.field) ? `(${later} OR ${e} IS NULL)` : later].join(' AND '));
       equal.push(`${e} = ${p}`);
     });
     branches.push([...equal, `seq ${tieDescending ? '<' : '>'} $${params.push(String(seq))}::bigint`].join(' AND '));
