@@ -24,18 +24,46 @@ function inRange(actual: unknown, range: Range): boolean {
   );
 }
 
-/** A test of a record against a search, or undefined for none. Each term a case-insensitive literal pattern. */
+/**
+ * A test of a record against a search, or undefined for none. Each term is a case-insensitive literal pattern; before
+ * it, a cheap check that the field holds the term's rarest letter in either case (`indexOf`), which most records fail
+ * (the rare-byte heuristic of grep tools): the pattern runs only on the few that pass.
+ */
 export function searchTest<T>(search: Search<T> | undefined): ((record: T) => boolean) | undefined {
   if (!search || search.terms.length === 0) return undefined;
-  const patterns = search.terms.map((t) => new RegExp(t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'));
+  const terms = search.terms.map(termTest);
   const fields = search.fields;
-  return (record) =>
-    patterns.every((p) =>
-      fields.some((f) => {
+  return (record) => {
+    for (const test of terms) {
+      let found = false;
+      for (const f of fields) {
         const value = record[f];
-        return typeof value === 'string' && p.test(value);
-      }),
-    );
+        if (typeof value === 'string' && test(value)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
+    return true;
+  };
+}
+
+/** Letters and digits, rarest first in English text. */
+const RARITY = 'zqxjkvbpygfwmucldrhsnioate0123456789';
+
+function termTest(term: string): (value: string) => boolean {
+  const pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+  const lower = term.toLowerCase();
+  let rare = -1;
+  for (const c of lower) {
+    const at = RARITY.indexOf(c);
+    if (at >= 0 && (rare < 0 || at < RARITY.indexOf(lower[rare]!))) rare = lower.indexOf(c);
+  }
+  if (rare < 0) return (value) => pattern.test(value);
+  const small = lower[rare]!;
+  const capital = small.toUpperCase();
+  return (value) => (value.indexOf(small) >= 0 || value.indexOf(capital) >= 0) && pattern.test(value);
 }
 
 /**
