@@ -16,6 +16,7 @@ import { serviceSpec } from './lib/fleet.ts';
 import { median } from './lib/load.ts';
 import { dropAll, emptyDatabase } from './lib/pg.ts';
 import { start, stop } from './lib/servers.ts';
+import { encodeCursor, queryDigest } from '../src/http/cursor.ts';
 
 const { values: a } = parseArgs({
   options: {
@@ -85,7 +86,18 @@ try {
      FROM generate_series(0, $1 - 1) AS n`,
     [TOTAL],
   );
+  // One task with a rare word in its title, for `q`.
+  await client.query(
+    `INSERT INTO tasks (id, project_id, title, description, status, priority, created_at, updated_at)
+     VALUES ('task_rare', 'proj_s00001', 'Quetzalcoatl migration', '', 'todo', 'high', now(), now())`,
+  );
   await client.query('ANALYZE');
+  // The cursor of the deep page: after the last task of the page before it, in creation order.
+  const deepPage = Math.max(2, Math.min(10_000, Math.floor(TOTAL / 100)));
+  const before = await client.query<{ seq: string }>('SELECT seq FROM tasks ORDER BY seq OFFSET $1 LIMIT 1', [
+    (deepPage - 1) * 100 - 1,
+  ]);
+  const deepCursor = encodeURIComponent(encodeCursor(queryDigest('/api/tasks', {}), [before.rows[0]!.seq]));
   const loadSeconds = (performance.now() - t0) / 1000;
   const size = await client.query<{ size: string }>(
     'SELECT pg_size_pretty(pg_database_size(current_database())) AS size',
@@ -95,19 +107,34 @@ try {
 
   const server = await start(await serviceSpec({ DATABASE_URL: db.url }));
   const mid = `proj_s${String(Math.ceil(PROJECTS / 2)).padStart(5, '0')}`;
-  let filtered, activity;
+  let filtered, activity, firstPage, deep, byPriority, search;
   try {
     filtered = await timeGet(`${server.url}/api/tasks?projectId=${mid}`, Math.min(K, TOTAL));
     activity = await timeGet(`${server.url}/api/activity-log?limit=50`, 50);
+    firstPage = await timeGet(`${server.url}/api/tasks?limit=100`, 100);
+    deep = await timeGet(`${server.url}/api/tasks?limit=100&cursor=${deepCursor}`, 100);
+    byPriority = await timeGet(`${server.url}/api/tasks?projectId=${mid}&sort=-priority&limit=100`, Math.min(100, K));
+    search = await timeGet(`${server.url}/api/tasks?q=quetzalcoatl`, 1);
   } finally {
     await stop(server);
   }
   const targets = [
     { target: `filtered list (${K} records) ≤ 30 ms`, value: `${filtered.ms} ms`, met: filtered.ms <= 30 },
     { target: 'GET /api/activity-log?limit=50 ≤ 3 ms', value: `${activity.ms} ms`, met: activity.ms <= 3 },
+    {
+      target: `page ${deepPage} of 100 within 2× of page 1`,
+      value: `${deep.ms} ms vs ${firstPage.ms} ms`,
+      met: deep.ms <= 2 * firstPage.ms,
+    },
+    { target: 'one project by -priority, limit 100 ≤ 30 ms', value: `${byPriority.ms} ms`, met: byPriority.ms <= 30 },
+    { target: 'q with one rare term ≤ 50 ms', value: `${search.ms} ms`, met: search.ms <= 50 },
   ];
   log(`GET /api/tasks?projectId=${mid}: ${filtered.ms} ms (p90 ${filtered.p90} ms), ${filtered.count} records`);
   log(`GET /api/activity-log?limit=50: ${activity.ms} ms (p90 ${activity.p90} ms)`);
+  log(`GET /api/tasks?limit=100 (X-Total-Count from the kept totals): ${firstPage.ms} ms (p90 ${firstPage.p90} ms)`);
+  log(`GET /api/tasks?limit=100&cursor=<page ${deepPage}>: ${deep.ms} ms (p90 ${deep.p90} ms)`);
+  log(`GET /api/tasks?projectId=${mid}&sort=-priority&limit=100: ${byPriority.ms} ms (p90 ${byPriority.p90} ms)`);
+  log(`GET /api/tasks?q=quetzalcoatl: ${search.ms} ms (p90 ${search.p90} ms)`);
   for (const t of targets) log(`${t.met ? 'met    ' : 'NOT MET'}  ${t.target.padEnd(44)} ${t.value}`);
   writeFileSync(
     out,
@@ -124,6 +151,10 @@ try {
         databaseSize: size.rows[0]!.size,
         filteredList: filtered,
         activityLog: activity,
+        firstPage,
+        deepPage: { page: deepPage, ...deep },
+        byPriority,
+        search,
         targets,
       },
       null,

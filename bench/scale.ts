@@ -37,6 +37,7 @@ const { createServices } = (await import(moduleOf('resources/index'))) as typeof
 const { MemoryStore } = (await import(moduleOf('store/memory/store'))) as typeof import('../src/store/memory/store.ts');
 const { EventBus } = (await import(moduleOf('events/bus'))) as typeof import('../src/events/bus.ts');
 const runtime = (await import(moduleOf('core/runtime'))) as typeof import('../src/core/runtime.ts');
+const cursors = (await import(moduleOf('http/cursor'))) as typeof import('../src/http/cursor.ts');
 const { default: pino } = await import('pino');
 const TOTAL = Number(a.tasks);
 const K = Number(a.k);
@@ -99,6 +100,10 @@ async function measureAt(label: string): Promise<Record<string, unknown>> {
   const { count: k, data } = JSON.parse(list.body) as { count: number; data: { id: string }[] };
   const someTask = data[k >> 1]!.id;
   const since = await inject('GET', `/api/activity-log?since=${middle}&limit=50`);
+  // The deep page: the 10,000th of 100 (or the last full one), its cursor from the position before it.
+  const deepPage = Math.max(2, Math.min(10_000, Math.floor(tasks / 100)));
+  const previous = await store.tasks.query({ limit: (deepPage - 1) * 100 });
+  const deep = encodeURIComponent(cursors.encodeCursor(cursors.queryDigest('/api/tasks', {}), previous.next!));
   const ms = {
     [`GET /api/tasks?projectId (k=${k})`]: await perOp(() => inject('GET', `/api/tasks?projectId=${project}`), {
       batch: 5,
@@ -110,6 +115,14 @@ async function measureAt(label: string): Promise<Record<string, unknown>> {
     'service activity.query limit=50': await perOp(() => services.activity.query({ limit: 50 })),
     [`GET /api/activity-log?since=…&limit=50 (total ${(JSON.parse(since.body) as { total: number }).total})`]:
       await perOp(() => inject('GET', `/api/activity-log?since=${middle}&limit=50`)),
+    'GET /api/tasks?limit=100': await perOp(() => inject('GET', '/api/tasks?limit=100')),
+    [`GET /api/tasks?limit=100&cursor=<page ${deepPage}>`]: await perOp(() =>
+      inject('GET', `/api/tasks?limit=100&cursor=${deep}`),
+    ),
+    [`GET /api/tasks?projectId&sort=-priority&limit=100 (k=${k})`]: await perOp(() =>
+      inject('GET', `/api/tasks?projectId=${project}&sort=-priority&limit=100`),
+    ),
+    'GET /api/tasks?q=<one rare term>': await perOp(() => inject('GET', '/api/tasks?q=quetzalcoatl'), { batch: 1 }),
     'GET /api/tasks/:id': await perOp(() => inject('GET', `/api/tasks/${someTask}`), { batch: 100 }),
     'POST /api/tasks': await perOp(
       () => inject('POST', '/api/tasks', { projectId: projectIds.at(-1), title: 'One more' }),
@@ -136,16 +149,30 @@ async function measureAt(label: string): Promise<Record<string, unknown>> {
   };
 }
 
+// One task with a rare word in its title, for `q`.
+await services.tasks.create({ projectId: projectIds[0]!, title: 'Quetzalcoatl migration' } as never);
 await load(0, FIRST_STAGE / K);
 const small = await measureAt('projects 1–100 full');
 await load(FIRST_STAGE / K, PROJECTS);
 const large = TOTAL > FIRST_STAGE ? await measureAt('all projects full') : small;
 await app.close();
 
-const limit50 = (large.msPerOp as Record<string, number>)['GET /api/activity-log?limit=50']!;
+const timed = large.msPerOp as Record<string, number>;
+const limit50 = timed['GET /api/activity-log?limit=50']!;
+const first = timed['GET /api/tasks?limit=100']!;
+const deepMs = Object.entries(timed).find(([op]) => op.includes('cursor=<page'))!;
+const priorityMs = Object.entries(timed).find(([op]) => op.includes('sort=-priority'))![1];
+const searchMs = timed['GET /api/tasks?q=<one rare term>']!;
 const rssPerTask = (large.bytesPerTask as { rss: number }).rss;
 log(`\nTargets at ${large.tasks} tasks:`);
 log(`${limit50 <= 1 ? 'met    ' : 'NOT MET'}  GET /api/activity-log?limit=50 ≤ 1 ms: ${limit50.toFixed(3)} ms`);
+log(
+  `${deepMs[1] <= 2 * first ? 'met    ' : 'NOT MET'}  ${deepMs[0]} within 2× of page 1: ${deepMs[1].toFixed(3)} ms vs ${first.toFixed(3)} ms`,
+);
+log(
+  `${priorityMs <= 10 ? 'met    ' : 'NOT MET'}  one project by -priority, limit 100 ≤ 10 ms: ${priorityMs.toFixed(3)} ms`,
+);
+log(`${searchMs <= 150 ? 'met    ' : 'NOT MET'}  q with one rare term ≤ 150 ms: ${searchMs.toFixed(3)} ms`);
 log(`${rssPerTask <= 1024 ? 'met    ' : 'NOT MET'}  RSS per task (with its activity entry) ≤ 1 KB: ${rssPerTask} B`);
 writeFileSync(
   out,

@@ -11,7 +11,7 @@ import { webhookConsumer } from './events/webhooks.ts';
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
-import { CORS_ORIGIN } from './http/cors.ts';
+import { CORS_EXPOSED_HEADERS, CORS_ORIGIN } from './http/cors.ts';
 import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
@@ -124,9 +124,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
       ...(config.auth === 'token' ? ['Authorization', 'X-API-Key'] : []),
     ],
     exposedHeaders: [
-      'X-Request-Id',
-      'ETag',
-      'Allow',
+      ...CORS_EXPOSED_HEADERS,
       ...(config.auth === 'token' ? ['WWW-Authenticate'] : []),
       ...(config.rateLimit ? ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : []),
     ],

@@ -3,7 +3,7 @@ import type { EventBus, Unit } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
 import type { Collections, Store } from '../store/store.ts';
-import type { Collection, Filter } from '../store/types.ts';
+import { AnyOf, Range, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
 import type { RequestContext } from './context.ts';
 import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
@@ -69,6 +69,36 @@ export class ResourceService<
   async list(filter: Filter<T> = {}): Promise<V[]> {
     const records = await this.collectionIn(this.deps.store).list(filter);
     return this.def.view ? records.map(this.def.view) : (records as unknown as V[]);
+  }
+
+  /**
+   * A page of the list: the exact conditions (each field any of its values, `filterOf`) with the rest of the
+   * query's conditions, search, order and cut.
+   */
+  async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<T> = {}): Promise<Page<V>> {
+    const filter = { ...this.filterOf(conditions), ...query.filter } as Filter<T>;
+    const collection = this.collectionIn(this.deps.store);
+    const plain = !query.search && !query.sort && !query.after && query.limit === undefined;
+    if (plain && !Object.values(filter).some((v) => v instanceof Range)) {
+      // Every match in creation order, as lists were before pages: the collection's plain `list`.
+      const items = await collection.list(filter);
+      return {
+        items: this.def.view ? items.map(this.def.view) : (items as unknown as V[]),
+        total: items.length,
+        next: null,
+      };
+    }
+    const page = await collection.query({ ...query, filter });
+    return this.def.view ? { ...page, items: page.items.map(this.def.view) } : (page as unknown as Page<V>);
+  }
+
+  /** The store filter of exact conditions: a value, or `AnyOf` several. A resource may read a field its own way. */
+  protected filterOf(conditions: Record<string, readonly unknown[]>): Filter<T> {
+    const filter: Record<string, unknown> = {};
+    for (const [field, values] of Object.entries(conditions)) {
+      filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
+    }
+    return filter as Filter<T>;
   }
 
   /** Creates a record and returns it as stored: the one answer that may carry what `view` leaves out. */

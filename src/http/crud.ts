@@ -11,7 +11,12 @@ import {
   One,
   errorResponses,
 } from '../schemas/common.ts';
+import type { ListQuery, Page } from '../store/types.ts';
 import { contextOf } from './context.ts';
+import { listQuery, NextCursor, PAGE_HEADERS, pageOf, readList, refuseUndeclaredOperators, sendPage } from './list.ts';
+import type { ListSpec } from './list.ts';
+import { Query } from '../schemas/common.ts';
+import { Type } from 'typebox';
 import { sendRecord } from './etag.ts';
 import type { TypedApp } from './typed.ts';
 
@@ -20,7 +25,11 @@ import type { TypedApp } from './typed.ts';
  * (the query, the create or update body), of the shape the route's spec declares.
  */
 export interface CrudService {
-  list(query: object): Promise<Record<string, unknown>[]>;
+  /**
+   * A page of the list: `conditions` are the exact-match filters (each field any of its values), `query` the
+   * rest (ranges, search, sort, position, limit).
+   */
+  page(conditions: Record<string, readonly unknown[]>, query: ListQuery<object>): Promise<Page<object>>;
   get(id: string): Promise<object>;
   create(input: object, ctx: RequestContext): Promise<object>;
   update(id: string, input: object, ctx: RequestContext): Promise<object>;
@@ -32,8 +41,10 @@ export interface CrudRoutes {
   /** Its names: the path, the tag, the operationIds, the summaries. */
   readonly names: KindNames;
   readonly record: TObject;
-  /** The list's filters; absent: the list takes no query. */
+  /** The list's exact-match filters; absent: none. */
   readonly query?: TObject;
+  /** What the list offers beyond them: sortable, range and searchable fields. */
+  readonly list: ListSpec;
   /** The collection's shape of a record, when it differs from the single-record shape (team summaries). */
   readonly listItem?: { readonly schema: TObject; readonly from: (record: never) => Record<string, unknown> };
   /** The create body; `response`: the answer's shape when it is not the record's. */
@@ -55,22 +66,25 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
   const tags = [tag];
   const itemPath = `${path}/:id`;
   const listItem = spec.listItem;
-  const listResponse = { 200: Many(listItem?.schema ?? spec.record), ...errorResponses(400) };
-  const listSchema = { operationId: `list${components}`, tags, summary: `List ${nouns}`, response: listResponse };
-
-  if (spec.query) {
-    app.get(path, {
-      schema: { ...listSchema, querystring: spec.query },
-      // Only a validated query filters: its schema has removed every parameter it does not declare.
-      handler: async (request) => listed(await service.list(request.query)),
-    });
-  } else {
-    app.get(path, { schema: listSchema, handler: async () => listed(await service.list({})) });
-  }
-  function listed(records: Record<string, unknown>[]) {
-    const data = listItem ? records.map((r) => listItem.from(r as never)) : records;
-    return { data, count: data.length };
-  }
+  const many = Many(listItem?.schema ?? spec.record);
+  const listResponse = {
+    200: Type.Object({ ...many.properties, nextCursor: NextCursor }, { headers: PAGE_HEADERS }),
+    ...errorResponses(400),
+  };
+  const base = spec.query ?? Query({});
+  const querystring = listQuery(base, spec.list);
+  app.get(path, {
+    schema: { operationId: `list${components}`, tags, summary: `List ${nouns}`, querystring, response: listResponse },
+    preValidation: refuseUndeclaredOperators(querystring),
+    // Only a validated query filters: its schema has removed every parameter it does not declare.
+    handler: async (request, reply) => {
+      const list = readList(request.query, base, spec.list, path);
+      const page = await pageOf(() => service.page(list.conditions, list.query));
+      const records = page.items as Record<string, unknown>[];
+      const data = listItem ? records.map((r) => listItem.from(r as never)) : records;
+      return sendPage(request, reply, list, page, { data, count: data.length });
+    },
+  });
 
   app.get(itemPath, {
     schema: {

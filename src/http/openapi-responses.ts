@@ -255,6 +255,11 @@ export function finishDocument<T>(document: T, access: Access = { auth: 'none', 
       }
       if (access.rateLimited) extra[429] = 'RateLimited';
       if (method !== 'get' && !operation.requestBody) operation.requestBody = IGNORED_BODY;
+      // A list parameter's serialization (`style`, `explode`) belongs to the parameter, not to its schema.
+      for (const parameter of (operation as { parameters?: { schema?: Record<string, unknown> }[] }).parameters ?? []) {
+        delete parameter.schema?.style;
+        delete parameter.schema?.explode;
+      }
       const responses: Record<string, Response | { $ref: string }> = { ...operation.responses };
       for (const response of Object.values(operation.responses ?? {})) {
         for (const name of Object.keys(responseHeaders)) {

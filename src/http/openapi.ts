@@ -1,3 +1,4 @@
+import { ANY_OF_ITEMS, SORT_VALUES } from './list.ts';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
@@ -194,6 +195,7 @@ function documentRoute(
   }
 
   const out: RouteSchema = { ...schema, response };
+  if (schema.querystring) out.querystring = documentListParameters(schema.querystring as TObject);
   if (documented) {
     const body = samples?.body(documented.schema, schema.params ? 2 : Infinity);
     out.body = (body ? { ...documented.schema, examples: [body] } : documented.schema) as TSchema;
@@ -290,3 +292,23 @@ const CSP = {
   'frame-ancestors': ["'self'"],
   'base-uri': ["'self'"],
 };
+
+/**
+ * `sort` and `field[in]` are validated as text and read by the service (src/http/list.ts); the document says
+ * what they are: comma-separated lists (`style: form, explode: false`) of the sortable fields or the field's values.
+ */
+function documentListParameters(query: TObject): TObject {
+  const props = query.properties as Record<string, TSchema & Record<string, unknown>>;
+  if (!Object.values(props).some((p) => p[SORT_VALUES] || p[ANY_OF_ITEMS])) return query;
+  const out: Record<string, TSchema> = {};
+  for (const [name, prop] of Object.entries(props)) {
+    const { [SORT_VALUES]: values, [ANY_OF_ITEMS]: item, minLength: _min, maxLength: _max, ...rest } = prop;
+    if (!values && !item) {
+      out[name] = prop;
+      continue;
+    }
+    const items = values ? { type: 'string', enum: values } : item;
+    out[name] = { ...rest, type: 'array', items, minItems: 1, style: 'form', explode: false } as unknown as TSchema;
+  }
+  return { ...query, properties: out } as TObject;
+}

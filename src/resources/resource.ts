@@ -3,6 +3,7 @@ import type { ServiceDeps } from '../core/resource-service.ts';
 import type { KindNames } from '../core/names.ts';
 import type { Component, ResourceDocs } from '../http/api-docs.ts';
 import { registerCrudRoutes, type CrudRoutes, type CrudService } from '../http/crud.ts';
+import type { ListSpec } from '../http/list.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { Services } from './index.ts';
 
@@ -30,6 +31,8 @@ export interface CrudResource {
   readonly samples: readonly { id: string }[];
   /** The record, the list's query (absent: none), the update body (PUT when the rules replace, else PATCH). */
   readonly schemas: { readonly record: TObject; readonly query?: TObject; readonly update?: TObject };
+  /** The list's sortable, range and searchable fields. */
+  readonly list: ListSpec;
   /** The collection's shape of a record, when it differs from the single-record shape. */
   readonly listItem?: CrudRoutes['listItem'];
   /** The create answer's shape, when it is not the record's. */
@@ -53,6 +56,7 @@ export function crudResource(rules: CrudRules, r: CrudResource): Resource {
     names,
     record,
     query,
+    list: r.list,
     listItem: r.listItem,
     create: { body: createSchema, response: r.createResponse },
     update: apply && update ? { method: apply === 'replace' ? 'PUT' : 'PATCH', body: update } : undefined,

@@ -14,6 +14,8 @@ export interface Entity {
  * - `null` matches records whose field is null (an unassigned task, a project without a team);
  * - on an array field, a value matches records whose array holds it (a webhook subscribed to `task.created`);
  * - an `AnyOf` matches any one of its values, each as above (`new AnyOf('task.created', '*')`);
+ * - a `Range` matches records whose field lies within its bounds (in `query` only; `list` and the set-based
+ *   changes take exact conditions);
  * - an undefined condition is ignored (a query parameter that was not sent);
  * - a condition on a field the records do not have matches nothing.
  */
@@ -35,6 +37,73 @@ export class AnyOf {
 }
 
 /**
+ * A condition on an ordered field (instants, `YYYY-MM-DD` dates, numbers): every bound given must hold. Instants
+ * are given in `toISOString()` form, as records hold them, so that every kind of value compares as it is written.
+ * A record whose field is null or missing is outside every range.
+ */
+export class Range {
+  constructor(
+    readonly bounds: { readonly gt?: Ordered; readonly gte?: Ordered; readonly lt?: Ordered; readonly lte?: Ordered },
+  ) {}
+}
+export type Ordered = string | number;
+
+/**
+ * One key of a list's order. `progression`: the values of an enumeration in their order (`low`, `medium`, `high`);
+ * other values order as JavaScript compares them (strings by UTF-16 code units, numbers as numbers). Records
+ * missing the field (null) come after every other, whichever the direction.
+ */
+export interface SortKey {
+  readonly field: string;
+  readonly descending?: boolean;
+  readonly progression?: readonly string[];
+}
+
+/**
+ * Where a page ended: the values of the sort keys of its last record, then what each store orders ties by.
+ * Opaque outside the store; a store refuses one it did not make with `PositionError`.
+ */
+export type Position = readonly unknown[];
+
+/** A position a store cannot read (made by another store, or by hand). */
+export class PositionError extends Error {
+  constructor() {
+    super('not a position of this list');
+    this.name = 'PositionError';
+  }
+}
+
+/** Text search: every term must occur, ignoring case, in at least one of the fields. */
+export interface Search<T> {
+  readonly terms: readonly string[];
+  readonly fields: readonly (keyof T & string)[];
+}
+
+/**
+ * A page of a list: the records matching `filter` (exact conditions, `AnyOf`, `Range`) and `search`, ordered by
+ * `sort` then by creation order (ties keep it), after `after` (the `next` of the previous page, asked with the same
+ * filter, search and sort), at most `limit` of them.
+ */
+export interface ListQuery<T> {
+  readonly filter?: Filter<T>;
+  readonly search?: Search<T>;
+  readonly sort?: readonly SortKey[];
+  readonly after?: Position;
+  readonly limit?: number;
+}
+
+/**
+ * `total`: how many records match, whatever `after` and `limit` cut. `next`: where the following page starts, or
+ * null when this page holds the last match. Keyset pagination: a record that matched throughout is seen exactly
+ * once while its sort values do not change, whatever is added or removed meanwhile.
+ */
+export interface Page<T> {
+  readonly items: T[];
+  readonly total: number;
+  readonly next: Position | null;
+}
+
+/**
  * A keyed set of records of one kind. Records are treated as immutable values: an update stores a new object.
  * A record read back is deep-equal to the one written (timestamps in `toISOString()` form, dates `YYYY-MM-DD`).
  */
@@ -45,6 +114,8 @@ export interface Collection<T extends Entity> {
    * record's place; a record deleted and inserted again goes last.
    */
   list(filter?: Filter<T>): Promise<T[]>;
+  /** A page of records (`ListQuery`). */
+  query(q: ListQuery<T>): Promise<Page<T>>;
   count(): Promise<number>;
   /** Adds a record; rejects when its id is taken. */
   insert(record: T): Promise<void>;
@@ -68,6 +139,10 @@ export interface Updated<T> {
   readonly record: T;
 }
 
+/**
+ * A query of the log: as a `ListQuery` (its filter may hold a `Range` on `timestamp`), newest first unless `sort`
+ * says otherwise. Ties, in any order, are newest-appended first.
+ */
 export interface ActivityQuery {
   filter: Filter<ActivityRecord>;
   /** Inclusive bounds on `timestamp`, in epoch milliseconds. */
@@ -75,6 +150,9 @@ export interface ActivityQuery {
   until?: number;
   /** At most this many entries; all when absent. */
   limit?: number;
+  search?: Search<Record<string, unknown>>;
+  sort?: readonly SortKey[];
+  after?: Position;
 }
 
 export interface ActivityRecord extends Entity {
@@ -92,7 +170,10 @@ export interface ActivityRecord extends Entity {
 export interface ActivityLog<T extends ActivityRecord> {
   get(id: string): Promise<T | undefined>;
   append(entry: T): Promise<void>;
-  /** Matching entries newest first (equal timestamps: last appended first), and how many matched before `limit`. */
-  query(q: ActivityQuery): Promise<{ items: T[]; total: number }>;
+  /**
+   * Matching entries newest first (equal timestamps: last appended first), and how many matched before `after`
+   * and `limit`; `next` as a `Page`'s.
+   */
+  query(q: ActivityQuery): Promise<Page<T>>;
   count(): Promise<number>;
 }

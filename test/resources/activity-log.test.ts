@@ -155,9 +155,9 @@ test('GET /api/activity-log: limit cuts the data after filtering; total counts b
   assert.equal(big.body.total, 10);
   const zero = await api.get('/api/activity-log?limit=0');
   assert.equal(zero.status, 200);
-  assert.deepEqual(zero.body, { data: [], count: 0, total: 10 });
+  assert.deepEqual(zero.body, { data: [], count: 0, total: 10, nextCursor: null });
   const zeroFiltered = await api.get('/api/activity-log?limit=0&action=milestone.reached');
-  assert.deepEqual(zeroFiltered.body, { data: [], count: 0, total: 2 });
+  assert.deepEqual(zeroFiltered.body, { data: [], count: 0, total: 2, nextCursor: null });
   for (const value of ['-1', '2.5', 'abc', '', '1e309', '1000000001']) {
     const res = await api.get(`/api/activity-log?limit=${value}`);
     assert.equal(res.status, 400, value);

@@ -17,6 +17,7 @@ import {
   timeEntry,
   webhook,
 } from './records.ts';
+import { queryContract } from './query-contract.ts';
 
 /** How a test file gives the contract its store. */
 export interface StoreHarness {
@@ -306,6 +307,8 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
         assert.deepEqual(await store.projects.list({ teamId: 'team_1' }), [project('p1', { teamId: 'team_1' })]);
       });
     });
+
+    queryContract(() => store);
 
     describe('activity log', () => {
       test('newest first; equal timestamps: last appended first; out-of-order appends are placed by time', async () => {

@@ -2,7 +2,9 @@ import { contextOf } from '../../http/context.ts';
 import { sendRecord } from '../../http/etag.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
-import { ActivityCreate, ActivityEntry, ActivityList, ActivityQuery } from './schema.ts';
+import { pageOf, readList, refuseUndeclaredOperators, sendPage } from '../../http/list.ts';
+import { ActivityCreate, ActivityEntry, ActivityList, ActivityListQuery, ActivityListSpec } from './schema.ts';
+import { ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
 
 /** Where the log is served and its OpenAPI tag. */
@@ -19,12 +21,15 @@ export function activityRoutes(app: TypedApp, service: ActivityLogService, { pat
       operationId: 'listActivity',
       tags,
       summary: 'Query the activity log, newest first',
-      querystring: ActivityQuery,
+      querystring: ActivityListQuery,
       response: { 200: ActivityList, ...errorResponses(400) },
     },
-    handler: async (request) => {
-      const { items, total } = await service.query(request.query);
-      return { data: items, count: items.length, total };
+    preValidation: refuseUndeclaredOperators(ActivityListQuery),
+    handler: async (request, reply) => {
+      const list = readList(request.query, ActivityQuery, ActivityListSpec, path);
+      const page = await pageOf(() => service.query(request.query, list));
+      const { items, total } = page;
+      return sendPage(request, reply, list, page, { data: items, count: items.length, total });
     },
   });
 

@@ -1,3 +1,4 @@
+import { listQuery, NextCursor, PAGE_HEADERS, type ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import { Body, Id, LIMITS, Query, RequiredText, Text, Timestamp } from '../../schemas/common.ts';
 
@@ -46,8 +47,26 @@ export const ActivityQuery = Query({
 });
 export type ActivityQuery = Static<typeof ActivityQuery>;
 
-export const ActivityList = Type.Object({
-  data: Type.Array(ActivityEntry),
-  count: Type.Integer({ minimum: 0, description: 'Entries returned (after `limit`)' }),
-  total: Type.Integer({ minimum: 0, description: 'Matching entries before `limit`' }),
-});
+/** What the log's list offers beyond its exact filters and window: `sort`, ranges on `timestamp`, `q`. */
+export const ActivityListSpec: ListSpec = {
+  sort: { timestamp: null, action: null, actor: null, resourceType: null },
+  ranges: { timestamp: 'instant' },
+  search: ['action', 'summary'],
+};
+
+/** The log's query: its filters, window and `limit` (0 gives only `total`), then those of every list. */
+export const ActivityListQuery = listQuery(
+  ActivityQuery,
+  ActivityListSpec,
+  'newest first (`-timestamp`); entries of the same instant, in any order, newest appended first',
+);
+
+export const ActivityList = Type.Object(
+  {
+    data: Type.Array(ActivityEntry),
+    count: Type.Integer({ minimum: 0, description: 'Entries returned (after `limit`)' }),
+    total: Type.Integer({ minimum: 0, description: 'Matching entries before `limit`' }),
+    nextCursor: NextCursor,
+  },
+  { headers: PAGE_HEADERS },
+);

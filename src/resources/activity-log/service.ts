@@ -3,6 +3,8 @@ import { iso, parseInstant } from '../../core/runtime.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
 import type { Collections } from '../../store/store.ts';
+import { AnyOf, type ActivityQuery as ActivityStoreQuery, type Page } from '../../store/types.ts';
+import type { ListRequest } from '../../http/list.ts';
 import { defaultsOf, withDefaults } from '../../schemas/common.ts';
 import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema.ts';
 
@@ -21,13 +23,30 @@ export class ActivityLogService {
     return entry;
   }
 
-  /** Newest first, with `total` counting the matches before `limit`. */
-  async query(q: ActivityQuery = {}): Promise<{ items: ActivityEntry[]; total: number }> {
+  /**
+   * Newest first unless sorted, with `total` counting the matches before the position and `limit`. `list`: the
+   * exact conditions (each field any of its values) and the rest of a list's query, when the request had them.
+   */
+  async query(q: ActivityQuery = {}, list?: Pick<ListRequest, 'conditions' | 'query'>): Promise<Page<ActivityEntry>> {
+    const filter: Record<string, unknown> = {};
+    for (const [field, values] of Object.entries(list?.conditions ?? {})) {
+      filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
+    }
     return this.deps.store.activity.query({
-      filter: { action: q.action, actor: q.actor, resourceType: q.resourceType, resourceId: q.resourceId },
+      filter: {
+        action: q.action,
+        actor: q.actor,
+        resourceType: q.resourceType,
+        resourceId: q.resourceId,
+        ...filter,
+        ...list?.query.filter,
+      },
       since: q.since === undefined ? undefined : parseInstant(q.since),
       until: q.until === undefined ? undefined : parseInstant(q.until, true),
       limit: q.limit,
+      search: list?.query.search as ActivityStoreQuery['search'],
+      sort: list?.query.sort,
+      after: list?.query.after,
     });
   }
 

@@ -2,7 +2,7 @@ import { kindNames } from '../../core/names.ts';
 import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { Comment, CommentCreate, CommentPatch, CommentQuery } from './schema.ts';
+import { Comment, CommentCreate, CommentPatch, CommentQuery, CommentList } from './schema.ts';
 
 const names = kindNames('comment');
 
@@ -31,4 +31,5 @@ export const comments = crudResource(commentRules, {
   description: 'Comments on a task or a project; only `body` can change.',
   samples: seed.comments,
   schemas: { record: Comment, query: CommentQuery, update: CommentPatch },
+  list: CommentList,
 });

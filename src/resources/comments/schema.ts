@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import { Body, Id, LIMITS, Query, StringEnum, Text, Timestamp, Username } from '../../schemas/common.ts';
 
@@ -33,3 +34,10 @@ export const CommentQuery = Query({
   author: Type.Optional(Type.String()),
 });
 export type CommentQuery = Static<typeof CommentQuery>;
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const CommentList: ListSpec = {
+  sort: { author: null, createdAt: null, updatedAt: null },
+  ranges: { createdAt: 'instant', updatedAt: 'instant' },
+  search: ['body'],
+};

@@ -2,7 +2,7 @@ import { kindNames } from '../../core/names.ts';
 import { merge, reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { Milestone, MilestoneCreate, MilestonePatch, MilestoneQuery } from './schema.ts';
+import { Milestone, MilestoneCreate, MilestonePatch, MilestoneQuery, MilestoneList } from './schema.ts';
 
 const names = kindNames('milestone');
 
@@ -33,4 +33,5 @@ export const milestones = crudResource(milestoneRules, {
   description: 'Milestones of a project; `reachedAt` is set when one first becomes `reached`.',
   samples: seed.milestones,
   schemas: { record: Milestone, query: MilestoneQuery, update: MilestonePatch },
+  list: MilestoneList,
 });

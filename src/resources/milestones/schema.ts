@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import {
   Body,
@@ -46,3 +47,10 @@ export const MilestoneQuery = Query({
   status: Type.Optional(Status),
 });
 export type MilestoneQuery = Static<typeof MilestoneQuery>;
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const MilestoneList: ListSpec = {
+  sort: { title: null, status: MILESTONE_STATUSES, dueDate: null, createdAt: null, updatedAt: null },
+  ranges: { dueDate: 'date', createdAt: 'instant', updatedAt: 'instant' },
+  search: ['title', 'description'],
+};

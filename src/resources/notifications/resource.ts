@@ -2,7 +2,7 @@ import { kindNames } from '../../core/names.ts';
 import type { ResourceDef } from '../../core/rules.ts';
 import { crudResource } from '../resource.ts';
 import { markRoutes } from './routes.ts';
-import { MarkedRead, Notification, NotificationCreate, NotificationQuery } from './schema.ts';
+import { MarkedRead, Notification, NotificationCreate, NotificationQuery, NotificationList } from './schema.ts';
 
 const names = kindNames('notification');
 
@@ -38,6 +38,7 @@ export const notifications = crudResource(notificationRules, {
   description: 'Per-user notifications the service creates as things change.',
   samples: [SAMPLE],
   schemas: { record: Notification, query: NotificationQuery },
+  list: NotificationList,
   shapes: { MarkedRead },
   more: (app, s) => markRoutes(app, s.notifications, names),
 });

@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import {
   Body,
@@ -48,3 +49,10 @@ export const ReadAllQuery = Query({ username: Type.Optional(Type.String()) });
 export type ReadAllQuery = Static<typeof ReadAllQuery>;
 
 export const MarkedRead = Type.Object({ data: Type.Object({ markedRead: Type.Integer({ minimum: 0 }) }) });
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const NotificationList: ListSpec = {
+  sort: { type: null, username: null, createdAt: null },
+  ranges: { createdAt: 'instant' },
+  search: ['message'],
+};

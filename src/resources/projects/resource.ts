@@ -3,7 +3,7 @@ import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { deleteProjectDependents } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Project, ProjectInput, ProjectQuery } from './schema.ts';
+import { Project, ProjectInput, ProjectQuery, ProjectList } from './schema.ts';
 
 const names = kindNames('project');
 
@@ -29,4 +29,5 @@ export const projects = crudResource(projectRules, {
     'entries), milestones and comments, each recorded and published as a delete of its own (`cascadeOf`).',
   samples: seed.projects,
   schemas: { record: Project, query: ProjectQuery, update: ProjectInput },
+  list: ProjectList,
 });

@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import { Body, Description, Id, Name, Nullable, Query, StringEnum, Timestamp } from '../../schemas/common.ts';
 
@@ -26,3 +27,10 @@ export type ProjectInput = Static<typeof ProjectInput>;
 
 export const ProjectQuery = Query({ status: Type.Optional(Status) });
 export type ProjectQuery = Static<typeof ProjectQuery>;
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const ProjectList: ListSpec = {
+  sort: { name: null, status: PROJECT_STATUSES, createdAt: null, updatedAt: null },
+  ranges: { createdAt: 'instant', updatedAt: 'instant' },
+  search: ['name', 'description'],
+};

@@ -3,7 +3,7 @@ import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { deleteTaskDependents } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Task, TaskCreate, TaskPatch, TaskQuery } from './schema.ts';
+import { Task, TaskCreate, TaskPatch, TaskQuery, TaskList } from './schema.ts';
 
 const names = kindNames('task');
 
@@ -28,4 +28,5 @@ export const tasks = crudResource(taskRules, {
   description: 'Tasks of a project, with status, priority and an optional assignee.',
   samples: seed.tasks,
   schemas: { record: Task, query: TaskQuery, update: TaskPatch },
+  list: TaskList,
 });

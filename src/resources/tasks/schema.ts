@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import {
   Body,
@@ -50,3 +51,10 @@ export const TaskQuery = Query({
   status: Type.Optional(Status),
 });
 export type TaskQuery = Static<typeof TaskQuery>;
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const TaskList: ListSpec = {
+  sort: { title: null, status: TASK_STATUSES, priority: TASK_PRIORITIES, createdAt: null, updatedAt: null },
+  ranges: { createdAt: 'instant', updatedAt: 'instant' },
+  search: ['title', 'description'],
+};

@@ -4,7 +4,7 @@ import type { ErrorDetail } from '../../errors.ts';
 import * as seed from '../../store/seed-data.ts';
 import { detachTeamProjects } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Team, TeamCreate, TeamPatch, TeamSummary } from './schema.ts';
+import { Team, TeamCreate, TeamPatch, TeamSummary, TeamList } from './schema.ts';
 
 const names = kindNames('team');
 
@@ -42,6 +42,7 @@ export const teams = crudResource(teamRules, {
   description: 'Teams and their members (`{ username, role }`); the list gives `memberCount` instead of `members`.',
   samples: seed.teams,
   schemas: { record: Team, update: TeamPatch },
+  list: TeamList,
   components: [{ name: 'TeamSummary', schema: TeamSummary, samples: seed.teams.map(summarize) }],
   listItem: { schema: TeamSummary, from: summarize },
 });

@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import {
   Body,
@@ -58,3 +59,10 @@ export const TeamPatch = patchOf(TeamCreate);
 export type TeamPatch = Static<typeof TeamPatch>;
 
 export const TeamQuery = Query({});
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const TeamList: ListSpec = {
+  sort: { name: null, createdAt: null, updatedAt: null },
+  ranges: { createdAt: 'instant', updatedAt: 'instant' },
+  search: ['name', 'description'],
+};

@@ -2,7 +2,7 @@ import { kindNames } from '../../core/names.ts';
 import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { TimeEntry, TimeEntryCreate, TimeEntryPatch, TimeEntryQuery } from './schema.ts';
+import { TimeEntry, TimeEntryCreate, TimeEntryPatch, TimeEntryQuery, TimeEntryList } from './schema.ts';
 
 const names = kindNames('time entry');
 
@@ -25,4 +25,5 @@ export const timeEntries = crudResource(timeEntryRules, {
   description: 'Hours logged against a task.',
   samples: seed.timeEntries,
   schemas: { record: TimeEntry, query: TimeEntryQuery, update: TimeEntryPatch },
+  list: TimeEntryList,
 });

@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import { Body, DateOnly, Description, Id, Query, Timestamp, Username, patchOf } from '../../schemas/common.ts';
 
@@ -39,3 +40,10 @@ export const TimeEntryQuery = Query({
   date: Type.Optional(DateOnly),
 });
 export type TimeEntryQuery = Static<typeof TimeEntryQuery>;
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const TimeEntryList: ListSpec = {
+  sort: { date: null, hours: null, username: null, createdAt: null, updatedAt: null },
+  ranges: { date: 'date', hours: 'number', createdAt: 'instant', updatedAt: 'instant' },
+  search: ['description'],
+};

@@ -35,6 +35,11 @@ export const tokens = crudResource(
       'operations need the `admin` scope.',
     samples: SAMPLES,
     schemas: { record: Token, query: TokenQuery },
+    list: {
+      sort: { username: null, createdAt: null },
+      ranges: { createdAt: 'instant' },
+      search: ['username', 'description'],
+    },
     components: [
       {
         name: 'TokenWithValue',

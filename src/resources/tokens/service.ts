@@ -93,8 +93,9 @@ export class TokenService {
   }
 
   /**
-   * Who `value` is (`hash`: its SHA-256, when the caller has it already), when it is a token that exists and has not expired; its `lastUsedAt` then becomes now (written
-   * at most once a second per token: it lags the last use by under a second). Undefined otherwise.
+   * Who `value` is (`hash`: its SHA-256, when the caller has it already), when it is a token that exists and has
+   * not expired; its `lastUsedAt` then becomes now (written at most once a second per token: it lags the last use
+   * by under a second). Undefined otherwise.
    */
   async authenticate(value: string, hash = tokenHash(value)): Promise<Principal | undefined> {
     const [record] = await this.deps.store.tokens.list({ hash });

@@ -14,6 +14,7 @@ import {
   WebhookQuery,
   WebhookWithSecret,
   type WebhookRecord,
+  WebhookList,
 } from './schema.ts';
 
 const names = kindNames('webhook');
@@ -79,6 +80,7 @@ export const webhooks = crudResource(webhookRules, {
     'Subscriptions to domain events, delivered signed (Standard Webhooks); the `secret` is shown once, on create.',
   samples: seed.webhooks,
   schemas: { record: Webhook, query: WebhookQuery, update: WebhookPatch },
+  list: WebhookList,
   components: [
     {
       name: 'WebhookWithSecret',

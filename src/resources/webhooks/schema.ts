@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import {
   Body,
@@ -102,3 +103,10 @@ export const WebhookQuery = Query({
   ),
 });
 export type WebhookQuery = Static<typeof WebhookQuery>;
+
+/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
+export const WebhookList: ListSpec = {
+  sort: { url: null, createdAt: null, updatedAt: null },
+  ranges: { createdAt: 'instant', updatedAt: 'instant' },
+  search: ['url', 'description'],
+};

@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { AnyOf } from '../../store/types.ts';
+import { AnyOf, type Filter } from '../../store/types.ts';
 import { webhookRules } from './resource.ts';
 import {
   WILDCARD,
@@ -23,6 +23,14 @@ export class WebhookService extends ResourceService<WebhookRecord, WebhookCreate
   override list(query: WebhookQuery = {}): Promise<Webhook[]> {
     const events = query.event === undefined ? undefined : new AnyOf(query.event, WILDCARD);
     return super.list({ active: query.active, events });
+  }
+
+  /** `event`: webhooks subscribed to any of the types, or to `*`. */
+  protected override filterOf(conditions: Record<string, readonly unknown[]>): Filter<WebhookRecord> {
+    const { event, ...rest } = conditions;
+    const filter = super.filterOf(rest) as Record<string, unknown>;
+    if (event) filter.events = AnyOf.of([...event, WILDCARD]);
+    return filter as Filter<WebhookRecord>;
   }
 
   /** The stored record, secret included: for signing deliveries, never for a response. */

@@ -1,4 +1,8 @@
-import type { ActivityLog, ActivityQuery, ActivityRecord } from '../types.ts';
+import { AnyOf, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
+import type { Page, Search } from '../types.ts';
+import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
+
+const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], total: 0, next: null }) as unknown as Page<never>;
 
 const INDEXED = ['action', 'actor', 'resourceType', 'resourceId'] as const;
 
@@ -97,38 +101,112 @@ export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<
     if (!held && this.dropped >= Math.max(TRIM_BATCH, this.byId.size >> 3)) this.trim();
   }
 
-  async query(q: ActivityQuery): Promise<{ items: T[]; total: number }> {
+  /**
+   * Newest first by default: the window of `since`/`until` (and a `timestamp` range) is binary-searched on the
+   * smallest matching array and walked from the newest end, so `limit=50` costs O(log n + 50) without filters, at
+   * any depth. With `sort`, `q`, `AnyOf` or other ranges, the window's matches are collected and ordered first.
+   * A position is the sort values, then the entry's timestamp and id (its place among entries of its time).
+   */
+  async query(q: ActivityQuery): Promise<Page<T>> {
+    const sort = q.sort ?? [];
+    const after =
+      q.after && readPosition(q.after, sort, 2, ([t, id]) => typeof t === 'string' && typeof id === 'string');
+    let since = q.since ?? -Infinity;
+    let until = q.until ?? Infinity;
     let source = this.all;
-    const conditions: [string, unknown, T[]][] = [];
+    const checks: [string, unknown][] = [];
+    const buckets: [string, T[]][] = [];
     for (const [field, value] of Object.entries(q.filter)) {
       if (value === undefined) continue;
-      const bucket = this.indexes.get(field)?.get(value as string);
-      if (bucket === undefined) return { items: [], total: 0 };
+      if (value instanceof Range && field === 'timestamp') {
+        const { gt, gte, lt, lte } = value.bounds;
+        if (gte !== undefined) since = Math.max(since, Date.parse(String(gte)));
+        if (gt !== undefined) since = Math.max(since, Date.parse(String(gt)) + 1);
+        if (lte !== undefined) until = Math.min(until, Date.parse(String(lte)));
+        if (lt !== undefined) until = Math.min(until, Date.parse(String(lt)) - 1);
+        continue;
+      }
+      const index = this.indexes.get(field);
+      if (!index || value instanceof AnyOf || value instanceof Range) {
+        checks.push([field, value]);
+        continue;
+      }
+      const bucket = index.get(value as string);
+      if (bucket === undefined) return EMPTY_PAGE;
       const list = Array.isArray(bucket) ? bucket : [bucket];
-      conditions.push([field, value, list]);
+      buckets.push([field, list]);
       if (list.length < source.length) source = list;
     }
+    for (const [field, list] of buckets)
+      if (list !== source) checks.push([field, (list[0] as Record<string, unknown>)[field]]);
     const kept = this.firstKept(source);
-    const lo = Math.max(kept, q.since === undefined ? 0 : lowerBound(source, q.since));
-    const hi = q.until === undefined ? source.length : upperBound(source, q.until);
+    const lo = Math.max(kept, since === -Infinity ? 0 : lowerBound(source, since));
+    const hi = until === Infinity ? source.length : upperBound(source, until);
     const limit = q.limit ?? Infinity;
+    const search = searchTest(q.search as Search<T> | undefined);
+    const matches = (entry: T) =>
+      checks.every(([f, v]) => matchesField((entry as unknown as Record<string, unknown>)[f], v)) &&
+      (!search || search(entry));
+    // Entries of the page are those below `top` in `source` (older than the position's entry).
+    const top = after ? Math.min(hi, Math.ceil(this.placeOf(source, after.tie))) : hi;
     const items: T[] = [];
-    const others = conditions.filter(([, , list]) => list !== source);
 
-    if (others.length === 0) {
-      // Every condition is satisfied by the source array itself: the total is the width of the window.
-      for (let i = hi - 1; i >= lo && items.length < limit; i--) items.push(source[i]!);
-      return { items, total: Math.max(0, hi - lo) };
+    if (sort.length === 0 && checks.length === 0 && !search) {
+      let i = top - 1;
+      for (; i >= lo && items.length < limit; i--) items.push(source[i]!);
+      const last = items[items.length - 1];
+      return { items, total: Math.max(0, hi - lo), next: last && i >= lo ? [last.timestamp, last.id] : null };
     }
-    let total = 0;
-    for (let i = hi - 1; i >= lo; i--) {
-      const entry = source[i]! as unknown as Record<string, unknown>;
-      if (others.every(([f, v]) => entry[f] === v)) {
+    if (sort.length === 0) {
+      let total = 0;
+      let more = false;
+      for (let i = hi - 1; i >= lo; i--) {
+        if (!matches(source[i]!)) continue;
         total++;
+        if (i >= top) continue;
         if (items.length < limit) items.push(source[i]!);
+        else more = true;
+      }
+      const last = items[items.length - 1];
+      return { items, total, next: last && more ? [last.timestamp, last.id] : null };
+    }
+
+    const found: { entry: T; place: number; values: unknown[] }[] = [];
+    for (let i = hi - 1; i >= lo; i--) {
+      const entry = source[i]!;
+      if (matches(entry)) found.push({ entry, place: i, values: valuesOf(entry, sort) });
+    }
+    found.sort((a, b) => compareKeys(a.values, b.values, sort)); // stable: ties stay newest first
+    let start = 0;
+    if (after) {
+      const place = this.placeOf(source, after.tie);
+      let end = found.length;
+      while (start < end) {
+        const mid = (start + end) >>> 1;
+        const c = compareKeys(found[mid]!.values, after.values, sort) || place - found[mid]!.place;
+        if (c > 0) end = mid;
+        else start = mid + 1;
       }
     }
-    return { items, total };
+    const end = Math.min(found.length, start + limit);
+    for (let i = start; i < end; i++) items.push(found[i]!.entry);
+    const last = found[end - 1];
+    const next = last && end < found.length ? [...last.values, last.entry.timestamp, last.entry.id] : null;
+    return { items, total: found.length, next };
+  }
+
+  /**
+   * Where the entry of a position sits in `source`: its index, or, when it is no longer kept, half a place before
+   * the entries of its time (it was older than them).
+   */
+  private placeOf(source: readonly T[], [timestamp, id]: readonly unknown[]): number {
+    const t = Date.parse(timestamp as string);
+    const start = lowerBound(source, t);
+    const entry = this.byId.get(id as string);
+    if (entry) {
+      for (let i = start; i < source.length && timeOf(source[i]!) === t; i++) if (source[i] === entry) return i;
+    }
+    return start - 0.5;
   }
 
   /** Whether `entry` would sort before the oldest entry kept. */

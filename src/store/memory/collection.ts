@@ -1,4 +1,6 @@
-import { AnyOf, type Collection, type Entity, type Filter, type Updated } from '../types.ts';
+import { AnyOf, Range, type Collection, type Entity, type Filter, type ListQuery, type Page } from '../types.ts';
+import type { Updated } from '../types.ts';
+import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
 /**
  * A collection held in a Map, with a secondary index per filterable field so that a filtered list costs
@@ -13,6 +15,12 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
    */
   private readonly slots: (T | undefined)[] = [];
   private readonly ranks = new Map<string, number>();
+  /**
+   * The creation number of the record in each slot, kept after a delete (for `restore`): increasing along the
+   * slots, and unlike a rank never renumbered, so a page's position stays valid however the slots move.
+   */
+  private readonly seqs: number[] = [];
+  private nextSeq = 0;
   private deleted = 0;
   /** While true, deletions leave their gaps (no compaction), so ranks read by `rankOf` stay valid for `restore`. */
   private held = false;
@@ -62,11 +70,87 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     return matches;
   }
 
+  /**
+   * A page. Unsorted and unfiltered: read from the slot after the position, O(log n + limit) at any depth.
+   * Otherwise the matches (from the indexes when an exact condition allows) are ordered, and the page cut after
+   * the position by a binary search.
+   */
+  async query(q: ListQuery<T>): Promise<Page<T>> {
+    const sort = q.sort ?? [];
+    const limit = q.limit ?? Infinity;
+    const after = q.after && readPosition(q.after, sort, 1, ([seq]) => Number.isSafeInteger(seq));
+    const conditions = Object.entries(q.filter ?? {}).filter(([, v]) => v !== undefined);
+    const search = searchTest(q.search);
+    if (conditions.length === 0 && !search && sort.length === 0) {
+      const slots = this.slots;
+      let i = after ? this.firstSlotAfter(after.tie[0] as number) : 0;
+      const items: T[] = [];
+      let last = -1;
+      for (; i < slots.length && items.length < limit; i++) {
+        if (slots[i] !== undefined) {
+          items.push(slots[i]!);
+          last = i;
+        }
+      }
+      while (i < slots.length && slots[i] === undefined) i++;
+      return { items, total: this.ranks.size, next: i < slots.length ? [this.seqs[last]!] : null };
+    }
+
+    const exact = Object.fromEntries(conditions.filter(([, v]) => !(v instanceof Range))) as Filter<T>;
+    const ranges = conditions.filter(([, v]) => v instanceof Range) as [keyof T, Range][];
+    const rest = (r: T) => ranges.every(([f, v]) => matchesField(r[f], v)) && (!search || search(r));
+    let matches: T[];
+    if (Object.keys(exact).length > 0) {
+      matches = await this.list(exact);
+      if (ranges.length > 0 || search) matches = matches.filter(rest);
+    } else {
+      // One pass over the slots: no copy of every record before the conditions.
+      matches = [];
+      for (const r of this.slots) if (r !== undefined && rest(r)) matches.push(r);
+    }
+    const seqOf = (record: T) => this.seqs[this.ranks.get(record.id)!]!;
+    let keys: unknown[][] | undefined;
+    if (sort.length > 0) {
+      const decorated = matches.map((record) => ({ record, values: valuesOf(record, sort) }));
+      decorated.sort((a, b) => compareKeys(a.values, b.values, sort)); // stable: ties keep creation order
+      matches = decorated.map((d) => d.record);
+      keys = decorated.map((d) => d.values);
+    }
+    const valuesAt = (i: number) => keys?.[i] ?? [];
+    let start = 0;
+    if (after) {
+      let hi = matches.length;
+      while (start < hi) {
+        const mid = (start + hi) >>> 1;
+        const c = compareKeys(valuesAt(mid), after.values, sort) || seqOf(matches[mid]!) - (after.tie[0] as number);
+        if (c > 0) hi = mid;
+        else start = mid + 1;
+      }
+    }
+    const end = Math.min(matches.length, start + limit);
+    const items = matches.slice(start, end);
+    const next = end < matches.length ? [...valuesAt(end - 1), seqOf(matches[end - 1]!)] : null;
+    return { items, total: matches.length, next };
+  }
+
+  /** The first slot whose creation number is above `seq`. */
+  private firstSlotAfter(seq: number): number {
+    let lo = 0;
+    let hi = this.seqs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.seqs[mid]! <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   async insert(given: T): Promise<void> {
     if (this.ranks.has(given.id)) throw new Error(`duplicate id ${given.id}`);
     const record = compact(given);
     this.ranks.set(record.id, this.slots.length);
     this.slots.push(record);
+    this.seqs.push(this.nextSeq++);
     this.indexAdd(record);
   }
 
@@ -142,11 +226,13 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
 
   /** Closes the gaps deletions left once they are half the slots (amortized O(1)); ranks keep their order. */
   private closeGaps(): void {
-    const live = this.slots.filter((r) => r !== undefined);
+    const live = this.slots.flatMap((r, i) => (r === undefined ? [] : [[r, this.seqs[i]!] as const]));
     this.slots.length = 0;
-    for (const record of live) {
+    this.seqs.length = 0;
+    for (const [record, seq] of live) {
       this.ranks.set(record.id, this.slots.length);
       this.slots.push(record);
+      this.seqs.push(seq);
     }
     this.deleted = 0;
   }
@@ -208,7 +294,7 @@ const EMPTY: ReadonlySet<string> = new Set();
  */
 function indexable(value: unknown): boolean {
   if (value instanceof AnyOf) return value.values.every(indexable);
-  return value !== null && value !== undefined;
+  return value !== null && value !== undefined && !(value instanceof Range);
 }
 
 /** The ids indexed under a value, or under any of an `AnyOf`'s values. */
@@ -221,11 +307,6 @@ function lookup(index: Map<unknown, Set<string>>, value: unknown): ReadonlySet<s
 
 function keysOf(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [value];
-}
-
-function matchesField(actual: unknown, expected: unknown): boolean {
-  if (expected instanceof AnyOf) return expected.values.some((v) => matchesField(actual, v));
-  return Array.isArray(actual) ? actual.includes(expected) : actual === expected;
 }
 
 type Layout = (record: object) => object;

@@ -1,4 +1,5 @@
 import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Filter, Updated } from '../types.ts';
+import type { ListQuery, Page } from '../types.ts';
 import type { MemoryActivityLog } from './activity-log.ts';
 import type { MemoryCollection } from './collection.ts';
 
@@ -40,6 +41,10 @@ class UndoableCollection<T extends Entity> implements Collection<T> {
 
   list(filter?: Filter<T>): Promise<T[]> {
     return this.base.list(filter);
+  }
+
+  query(q: ListQuery<T>): Promise<Page<T>> {
+    return this.base.query(q);
   }
 
   count(): Promise<number> {
@@ -92,7 +97,7 @@ class UndoableActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
     return this.base.get(id);
   }
 
-  query(q: ActivityQuery): Promise<{ items: T[]; total: number }> {
+  query(q: ActivityQuery): Promise<Page<T>> {
     return this.base.query(q);
   }
 

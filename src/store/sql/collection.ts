@@ -1,7 +1,7 @@
-import { AnyOf, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
-import type { Collection, Entity, Filter, Updated } from '../types.ts';
+import { AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
+import type { Collection, Entity, Filter, ListQuery, Page, Position, Search, SortKey, Updated } from '../types.ts';
 import type { SqlClient } from './driver.ts';
-import { parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
+import { NULLABLE, parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
 
 /** The statements of one table, written once. */
 export class TableSql {
@@ -14,10 +14,12 @@ export class TableSql {
   /** The select list that makes rows the records themselves. */
   readonly fields: string;
   private readonly byField: Map<string, Column>;
+  private readonly nullable: ReadonlySet<string>;
 
   constructor(readonly table: Table) {
     const { name, columns } = table;
     this.byField = new Map(columns.map((c) => [c.field, c]));
+    this.nullable = new Set(NULLABLE[name] ?? []);
     this.fields = columns.map(selectExpression).join(', ');
     this.select = `SELECT ${this.fields} FROM ${name}`;
     this.get = `${this.select} WHERE id = $1`;
@@ -64,11 +66,104 @@ export class TableSql {
     }
     return conditions;
   }
+
+  /**
+   * A search as conditions: each term, a case-insensitive substring (`ILIKE`, which the trigram indexes of
+   * migration 005 serve), in one of the fields.
+   */
+  search(search: Search<object> | undefined, params: unknown[]): string[] {
+    if (!search) return [];
+    const columns = search.fields.map((f) => this.column(f).column);
+    return search.terms.map((term) => {
+      const n = params.push(`%${term.replace(/[\\%_]/g, '\\$&')}%`);
+      return `(${columns.map((c) => `${c} ILIKE $${n}`).join(' OR ')})`;
+    });
+  }
+
+  /** The ORDER BY of a sort, ties by creation (`seq`), ascending or (the activity log) descending. */
+  orderBy(sort: readonly SortKey[], tieDescending = false): string {
+    const keys = sort.map(
+      (k) =>
+        `${this.sortExpression(k)} ${k.descending ? 'DESC' : 'ASC'}${this.nullable.has(k.field) ? ' NULLS LAST' : ''}`,
+    );
+    return [...keys, `seq ${tieDescending ? 'DESC' : 'ASC'}`].join(', ');
+  }
+
+  /**
+   * The condition of the rows after a position (`[...sort values, seq]`) in the order of `orderBy`: for the
+   * first key that differs, a later value (or null, which comes last); ties by `seq`.
+   */
+  after(sort: readonly SortKey[], position: Position, params: unknown[], tieDescending = false): string {
+    if (!Array.isArray(position) || position.length !== sort.length + 1) throw new PositionError();
+    const seq = position[sort.length];
+    if (!(typeof seq === 'string' || typeof seq === 'number') || !/^\d{1,18}$/.test(String(seq))) {
+      throw new PositionError();
+    }
+    // Keys that hold no null, all in the direction of the tie-break: one row comparison, which an index on the
+    // same columns serves as a range (the newest-first log, a plain creation order).
+    if (sort.every((k) => !this.nullable.has(k.field) && !!k.descending === tieDescending)) {
+      const values = sort.map((k, i) => {
+        const value = position[i];
+        if (typeof value !== 'string' && typeof value !== 'number') throw new PositionError();
+        return this.sortParameter(k, params.push(toParameter(this.column(k.field), value)));
+      });
+      const left = [...sort.map((k) => this.sortExpression(k)), 'seq'].join(', ');
+      const right = [...values, `$${params.push(String(seq))}::bigint`].join(', ');
+      return `(${left}) ${tieDescending ? '<' : '>'} (${right})`;
+    }
+    const equal: string[] = [];
+    const branches: string[] = [];
+    sort.forEach((k, i) => {
+      const value = position[i];
+      const e = this.sortExpression(k);
+      if (value === null) {
+        equal.push(`${e} IS NULL`);
+        return;
+      }
+      if (typeof value !== 'string' && typeof value !== 'number') throw new PositionError();
+      const p = this.sortParameter(k, params.push(toParameter(this.column(k.field), value)));
+      const later = `${e} ${k.descending ? '<' : '>'} ${p}`;
+      branches.push([...equal, this.nullable.has(k.field) ? `(${later} OR ${e} IS NULL)` : later].join(' AND '));
+      equal.push(`${e} = ${p}`);
+    });
+    branches.push([...equal, `seq ${tieDescending ? '<' : '>'} $${params.push(String(seq))}::bigint`].join(' AND '));
+    return `(${branches.map((b) => `(${b})`).join(' OR ')})`;
+  }
+
+  /** What a key orders by: an enumeration by its progression, text by code point (as in memory). */
+  private sortExpression(k: SortKey): string {
+    const c = this.column(k.field);
+    if (k.progression) return `array_position(${textArray(k.progression)}, ${c.column})`;
+    return c.type === 'text' ? `(${c.column} COLLATE "C")` : c.column;
+  }
+
+  private sortParameter(k: SortKey, n: number): string {
+    const c = this.column(k.field);
+    if (k.progression) return `array_position(${textArray(k.progression)}, $${n}::text)`;
+    return c.type === 'text' ? `($${n}::text COLLATE "C")` : parameter(c, n);
+  }
+}
+
+/** A list of known words (an enumeration's values, never a request's) as an SQL array literal. */
+function textArray(values: readonly string[]): string {
+  return `ARRAY[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]::text[]`;
+}
+
+/** A Range on a column: one comparison per bound. */
+function rangeCondition(c: Column, range: Range, params: unknown[]): string {
+  const parts = (['gt', 'gte', 'lt', 'lte'] as const)
+    .filter((op) => range.bounds[op] !== undefined)
+    .map((op) => {
+      const p = parameter(c, params.push(toParameter(c, range.bounds[op])));
+      return `${c.column} ${{ gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]} ${p}`;
+    });
+  return parts.length === 0 ? `${c.column} IS NOT NULL` : `(${parts.join(' AND ')})`;
 }
 
 function condition(c: Column, value: unknown, params: unknown[]): string {
   // An object or a list of objects (a team's members, an entry's metadata) equals no value, as in memory.
   if (c.type === 'jsonb') return 'FALSE';
+  if (value instanceof Range) return rangeCondition(c, value, params);
   const array = c.type === 'text[]';
   const element: Column['type'] = array ? 'text' : c.type;
   if (value instanceof AnyOf) {
@@ -112,6 +207,38 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
 
   async count(): Promise<number> {
     return (await this.db.query<{ n: number }>(this.sql.count))[0]!.n;
+  }
+
+  /**
+   * One statement for the page (one row more than `limit`, to know whether there is a next), and one for the
+   * total: without any condition, the count triggers keep (migration 005), not a count of every row.
+   */
+  async query(q: ListQuery<T>): Promise<Page<T>> {
+    const params: unknown[] = [];
+    const sort = q.sort ?? [];
+    const where = [...this.sql.where(q.filter ?? {}, params), ...this.sql.search(q.search as Search<object>, params)];
+    const countParams = [...params];
+    const countWhere = [...where];
+    if (q.after) where.push(this.sql.after(sort, q.after, params));
+    const { name } = this.sql.table;
+    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
+    const text =
+      `SELECT ${this.sql.fields}, seq AS "@seq" FROM ${name}${whereClause(where)} ` +
+      `ORDER BY ${this.sql.orderBy(sort)}${limit}`;
+    const everything = q.limit === undefined && q.after === undefined;
+    const [rows, total] = await Promise.all([
+      this.db.query<Sequenced<T>>(text, params),
+      everything ? undefined : this.total(countWhere, countParams),
+    ]);
+    return pageOf(rows, q.limit, sort, total);
+  }
+
+  private async total(where: string[], params: unknown[]): Promise<number> {
+    const text =
+      where.length === 0
+        ? `SELECT coalesce(sum(n), 0)::int AS n FROM record_totals WHERE table_name = '${this.sql.table.name}'`
+        : `SELECT count(*)::int AS n FROM ${this.sql.table.name}${whereClause(where)}`;
+    return (await this.db.query<{ n: number }>(text, params))[0]!.n;
   }
 
   async insert(record: T): Promise<void> {
@@ -171,12 +298,28 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
 }
 
 type Versioned<T> = T & { '@version': string; '@seq': unknown };
+type Sequenced<T> = T & { '@seq': string | number };
+
+/** The page of rows read with one more than `limit`: the records without `@seq`, and the next position. */
+function pageOf<T>(rows: Sequenced<T>[], limit: number | undefined, sort: readonly SortKey[], total?: number): Page<T> {
+  const more = limit !== undefined && rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const items = kept.map(({ '@seq': _seq, ...record }) => record as T);
+  const last = kept[kept.length - 1];
+  const next =
+    more && last
+      ? [...sort.map((k) => (last as Record<string, unknown>)[k.field] ?? null), String(last['@seq'])]
+      : null;
+  return { items, total: total ?? items.length, next };
+}
 
 /** A row of `updateWhere` without its bookkeeping columns: the record. */
 function recordOf<T>(row: Versioned<T>): T {
   const { '@version': _version, '@seq': _seq, ...record } = row;
   return record as T;
 }
+
+const NEWEST_FIRST: readonly SortKey[] = [{ field: 'timestamp', descending: true }];
 
 const whereClause = (conditions: string[]) => (conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '');
 
@@ -214,29 +357,37 @@ export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> 
     return (await this.db.query<{ n: number }>(this.sql.count))[0]!.n;
   }
 
-  async query(q: ActivityQuery): Promise<{ items: T[]; total: number }> {
+  /** Newest first (`occurred_at`, then `seq`) unless sorted otherwise; ties newest first always. */
+  async query(q: ActivityQuery): Promise<Page<T>> {
     const params: unknown[] = [];
-    const where = this.sql.where(q.filter, params);
+    const sort = q.sort ?? NEWEST_FIRST;
+    const where = [...this.sql.where(q.filter, params), ...this.sql.search(q.search as Search<object>, params)];
     if (q.since !== undefined)
       where.push(`occurred_at >= $${params.push(new Date(q.since).toISOString())}::timestamptz`);
     if (q.until !== undefined)
       where.push(`occurred_at <= $${params.push(new Date(q.until).toISOString())}::timestamptz`);
-    const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit))}`;
-    const [items, counted] = await Promise.all([
+    const countParams = [...params];
+    const clause = whereClause(where);
+    if (q.after) where.push(this.sql.after(sort, q.after, params, true));
+    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
+    const [rows, counted] = await Promise.all([
       q.limit === 0
-        ? Promise.resolve([] as T[])
-        : this.db.query<T>(`${this.sql.select}${clause} ORDER BY occurred_at DESC, seq DESC${limit}`, params),
+        ? Promise.resolve([] as Sequenced<T>[])
+        : this.db.query<Sequenced<T>>(
+            `SELECT ${this.sql.fields}, seq AS "@seq" FROM ${this.sql.table.name}${whereClause(where)} ` +
+              `ORDER BY ${this.sql.orderBy(sort, true)}${limit}`,
+            params,
+          ),
       // Without a condition, the count the triggers of migration 003 keep: counting every entry grows with the log.
-      where.length === 0
+      clause === ''
         ? this.db.query<{ n: number; parts?: number }>('SELECT n::int AS n, parts FROM activity_log_total')
         : this.db.query<{ n: number; parts?: number }>(
             `SELECT count(*)::int AS n FROM ${this.sql.table.name}${clause}`,
-            params,
+            countParams,
           ),
     ]);
     const { n, parts = 0 } = counted[0]!;
     if (this.outside && parts > MAX_COUNT_PARTS) await this.db.query(FOLD_COUNT_PARTS);
-    return { items, total: n };
+    return pageOf(rows, q.limit === 0 ? undefined : q.limit, sort, n);
   }
 }

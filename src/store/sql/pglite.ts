@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { rethrowTranslated, type SqlClient, type SqlDriver } from './driver.ts';
 
 /**
@@ -18,7 +19,10 @@ export class PgliteDriver implements SqlDriver {
    */
   static async open(dataDir?: string, from?: Blob): Promise<PgliteDriver> {
     if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-    const db = dataDir === undefined ? new PGlite({ loadDataDir: from }) : new PGlite(dataDir);
+    // pg_trgm: the trigram indexes of `q` (migration 005), as on a server.
+    const extensions = { pg_trgm };
+    const db =
+      dataDir === undefined ? new PGlite({ loadDataDir: from, extensions }) : new PGlite(dataDir, { extensions });
     await db.waitReady;
     return new PgliteDriver(db);
   }

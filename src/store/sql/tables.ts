@@ -148,6 +148,17 @@ export const TABLES = {
 } as const satisfies Record<string, Table>;
 
 /**
+ * The fields whose column may hold NULL, by table: only their order spells out where nulls go (`NULLS LAST`), so
+ * that the order of every other column is one an index on it serves in either direction.
+ */
+export const NULLABLE: Readonly<Record<string, readonly string[]>> = {
+  projects: ['teamId'],
+  tasks: ['assignee'],
+  milestones: ['dueDate', 'reachedAt'],
+  notifications: ['resourceType', 'resourceId'],
+};
+
+/**
  * The advisory locks of the store (`pg_advisory_xact_lock(namespace, key)`): one for seeding (or emptying and
  * seeding again), one for applying migrations. The namespace keeps them apart from other applications' locks on
  * the database.

@@ -12,3 +12,11 @@ CREATE TABLE tokens (
   seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE
 );
 CREATE INDEX tokens_username ON tokens (username, seq);
+
+-- Their number, kept like the other tables' (migration 005) for an unfiltered list's total.
+CREATE TRIGGER tokens_total_insert AFTER INSERT ON tokens REFERENCING NEW TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION record_totals_follow();
+CREATE TRIGGER tokens_total_delete AFTER DELETE ON tokens REFERENCING OLD TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION record_totals_follow();
+CREATE TRIGGER tokens_total_truncate AFTER TRUNCATE ON tokens
+  FOR EACH STATEMENT EXECUTE FUNCTION record_totals_follow();

@@ -1,0 +1,277 @@
+import { Type, type TObject, type TSchema } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseInstant } from '../core/runtime.ts';
+import { validationError, type ErrorDetail } from '../errors.ts';
+import { Nullable, Query } from '../schemas/common.ts';
+import { PositionError, Range, type ListQuery, type Page, type Position, type SortKey } from '../store/types.ts';
+import { badCursor, decodeCursor, encodeCursor, queryDigest } from './cursor.ts';
+
+/** How the values of a field with range operators read: ISO 8601 instants, `YYYY-MM-DD` dates, numbers. */
+export type RangeKind = 'instant' | 'date' | 'number';
+
+/**
+ * What a collection's list offers beyond its exact-match filters (each of which also takes `field[in]`): the
+ * fields `sort` takes (an enumeration with its progression), the fields with range operators, the fields `q`
+ * searches. Data per resource, next to its query schema; the parameters and their documentation derive from it.
+ */
+export interface ListSpec {
+  readonly sort: Readonly<Record<string, readonly string[] | null>>;
+  readonly ranges: Readonly<Record<string, RangeKind>>;
+  readonly search: readonly string[];
+}
+
+/** Annotations for the document: `sort` and `field[in]` are comma-separated lists of these values. */
+export const SORT_VALUES = 'x-sort-values';
+export const ANY_OF_ITEMS = 'x-any-of-items';
+
+const OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
+const OPERATOR_WORDS = { gte: 'at or after', gt: 'after', lte: 'at or before', lt: 'before' } as const;
+/** Parameters of a list that are not exact-match filters. */
+const NOT_FILTERS = new Set(['limit', 'since', 'until', 'cursor', 'sort', 'q']);
+const MAX_ANY_OF = 100;
+
+/** The exact-match filters of a query schema: every parameter but the paging and window ones. */
+const exactFilters = (base: TObject) => Object.keys(base.properties).filter((k) => !NOT_FILTERS.has(k));
+
+/** A list's query schema: its own filters, then `field[in]`, the range operators, `limit`, `cursor`, `sort` and `q`. */
+export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creation order, oldest first'): TObject {
+  const props: Record<string, TSchema> = { ...base.properties };
+  for (const field of exactFilters(base)) {
+    const { description: _d, ...item } = base.properties[field] as TSchema & { description?: string };
+    props[`${field}[in]`] = Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: `Any of these values of \`${field}\`, comma-separated (at most ${MAX_ANY_OF})`,
+        [ANY_OF_ITEMS]: item,
+      }),
+    );
+  }
+  for (const [field, kind] of Object.entries(spec.ranges)) {
+    for (const op of OPERATORS) {
+      const description = `\`${field}\` ${OPERATOR_WORDS[op]} this ${kind === 'number' ? 'number' : kind === 'date' ? 'date (`YYYY-MM-DD`)' : 'instant (ISO 8601; a date alone is midnight UTC, or its end for `lte`)'}`;
+      props[`${field}[${op}]`] = Type.Optional(
+        kind === 'number'
+          ? Type.Number({ description })
+          : Type.String({ format: kind === 'date' ? 'date' : 'iso-instant', description }),
+      );
+    }
+  }
+  props.limit ??= Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description: 'Page size (1–1000): at most this many records, and `nextCursor` in the answer',
+    }),
+  );
+  props.cursor = Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'The `nextCursor` of the previous page, sent with the same filters, `q` and `sort`',
+    }),
+  );
+  const sortable = Object.keys(spec.sort);
+  props.sort = Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description:
+        `Order, comma-separated fields, \`-\` for descending: ${sortable.map((f) => `\`${f}\``).join(', ')}. ` +
+        'Enumerations follow their progression; missing values come last; ties keep creation order. ' +
+        `Default: ${defaultOrder}.`,
+      [SORT_VALUES]: sortable.flatMap((f) => [f, `-${f}`]),
+    }),
+  );
+  props.q = Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: `Search: every word must occur, ignoring case, in ${spec.search.map((f) => `\`${f}\``).join(' or ')}`,
+    }),
+  );
+  return Query(props);
+}
+
+/** A list request read: its exact conditions (each any of its values), and the rest of the store's query. */
+export interface ListRequest {
+  readonly conditions: Record<string, readonly unknown[]>;
+  readonly query: ListQuery<object>;
+  /** `limit` or `cursor` was sent: the answer carries `nextCursor`. */
+  readonly paged: boolean;
+  readonly digest: string;
+}
+
+/**
+ * Reads a validated list query; a 400 naming each parameter whose value the schema could not judge. `path`: the
+ * list's own, to which its cursors are bound with the query.
+ */
+export function readList(raw: object, base: TObject, spec: ListSpec, path: string): ListRequest {
+  const query = raw as Record<string, unknown>;
+  const problems: ErrorDetail[] = [];
+  const conditions: Record<string, readonly unknown[]> = {};
+  for (const field of exactFilters(base)) {
+    const one = query[field];
+    const list = query[`${field}[in]`];
+    let values: unknown[] | undefined = one === undefined ? undefined : [one];
+    if (typeof list === 'string') {
+      const read = readAnyOf(list, base.properties[field] as TSchema);
+      if (typeof read === 'string') problems.push({ field: `${field}[in]`, message: read });
+      else values = values ? read.filter((v) => v === one) : read;
+    }
+    if (values) conditions[field] = values;
+  }
+  const filter: Record<string, Range> = {};
+  for (const field of Object.keys(spec.ranges)) {
+    const bounds: Record<string, string | number> = {};
+    for (const op of OPERATORS) {
+      const value = query[`${field}[${op}]`];
+      if (value === undefined) continue;
+      bounds[op] =
+        spec.ranges[field] === 'instant'
+          ? new Date(parseInstant(String(value), op === 'lte')).toISOString()
+          : (value as string | number);
+    }
+    if (Object.keys(bounds).length > 0) filter[field] = new Range(bounds);
+  }
+  const sort = query.sort === undefined ? undefined : readSort(String(query.sort), spec, problems);
+  let search: ListQuery<object>['search'];
+  if (typeof query.q === 'string') {
+    const terms = query.q.split(/\s+/).filter((t) => t !== '');
+    if (terms.length === 0) problems.push({ field: 'q', message: 'must hold a word, not only spaces' });
+    search = { terms, fields: spec.search as never[] };
+  }
+  if (problems.length > 0) throw validationError(problems);
+  const digest = queryDigest(path, query);
+  const after = typeof query.cursor === 'string' ? decodeCursor(query.cursor, digest) : undefined;
+  const limit = query.limit as number | undefined;
+  return {
+    conditions,
+    query: { filter, search, sort, after, limit },
+    paged: limit !== undefined || after !== undefined,
+    digest,
+  };
+}
+
+/** The values of `field[in]`, each checked as the field's own filter checks it; a message when one is not. */
+function readAnyOf(list: string, item: TSchema): unknown[] | string {
+  const parts = list.split(',');
+  if (parts.length > MAX_ANY_OF) return `must list at most ${MAX_ANY_OF} values`;
+  if (parts.some((p) => p === '')) return 'must be values separated by single commas, none empty';
+  const schema = item as { enum?: unknown[]; type?: string; format?: string };
+  if (schema.enum) {
+    const allowed = schema.enum.filter((v) => v !== null).map(String);
+    if (parts.some((p) => !allowed.includes(p))) return `must be a comma-separated list of: ${allowed.join(', ')}`;
+    return parts;
+  }
+  if (schema.type === 'boolean') {
+    if (parts.some((p) => p !== 'true' && p !== 'false')) return 'must be a comma-separated list of true, false';
+    return parts.map((p) => p === 'true');
+  }
+  if (schema.format === 'date') {
+    const bad = parts.some((p) => !/^\d{4}-\d{2}-\d{2}$/.test(p) || Number.isNaN(parseInstant(p)));
+    return bad ? 'must be a comma-separated list of calendar dates (YYYY-MM-DD)' : parts;
+  }
+  return parts;
+}
+
+function readSort(value: string, spec: ListSpec, problems: ErrorDetail[]): SortKey[] | undefined {
+  const keys: SortKey[] = [];
+  const fields = Object.keys(spec.sort);
+  for (const part of value.split(',')) {
+    const descending = part.startsWith('-');
+    const field = descending ? part.slice(1) : part;
+    if (!Object.hasOwn(spec.sort, field)) {
+      problems.push({
+        field: 'sort',
+        message: `${part === '' || field === '' ? 'an empty field' : `\`${field}\``} is not sortable: use ${fields.join(', ')}, each optionally with a leading -`,
+      });
+      return undefined;
+    }
+    if (keys.some((k) => k.field === field)) {
+      problems.push({ field: 'sort', message: `names \`${field}\` twice` });
+      return undefined;
+    }
+    const progression = spec.sort[field];
+    keys.push({ field, ...(descending ? { descending } : {}), ...(progression ? { progression } : {}) });
+  }
+  return keys;
+}
+
+/**
+ * A preValidation hook: a bracketed parameter the list does not declare (`priority[in]` where `priority` has no
+ * filter, `createdAt[foo]`) is refused, naming it, rather than ignored as other unknown parameters are: it says
+ * the client meant a condition the list does not have.
+ */
+export function refuseUndeclaredOperators(schema: TObject) {
+  return async (request: FastifyRequest) => {
+    const problems: ErrorDetail[] = [];
+    for (const key of Object.keys((request.query ?? {}) as object)) {
+      if (!key.includes('[') || Object.hasOwn(schema.properties, key)) continue;
+      const field = key.slice(0, key.indexOf('['));
+      const offered = Object.keys(schema.properties).filter((k) => k.startsWith(`${field}[`));
+      problems.push({
+        field: key,
+        message:
+          offered.length > 0
+            ? `is not an operator of \`${field}\`: use ${offered.join(', ')}`
+            : `\`${field}\` has no operators on this list`,
+      });
+    }
+    if (problems.length > 0) throw validationError(problems);
+  };
+}
+
+/** Runs the store query of a list; a position the store cannot read is a bad `cursor`. */
+export async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof PositionError) throw badCursor();
+    throw error;
+  }
+}
+
+/**
+ * The headers and envelope of a page: `X-Total-Count` always; `Link: <…>; rel="next"` (the request's path and
+ * query, with the next cursor) when there is a next page; `nextCursor` in the body when the client pages.
+ */
+export function sendPage<B extends object>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: ListRequest,
+  page: { total: number; next: Position | null },
+  body: B,
+): B & { nextCursor?: string | null } {
+  reply.header('x-total-count', String(page.total));
+  const cursor = page.next && encodeCursor(list.digest, page.next);
+  if (cursor) reply.header('link', `<${withCursor(request.url, cursor)}>; rel="next"`);
+  return list.paged ? { ...body, nextCursor: cursor ?? null } : body;
+}
+
+function withCursor(url: string, cursor: string): string {
+  const at = url.indexOf('?');
+  const params = new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
+  params.set('cursor', cursor);
+  return `${at < 0 ? url : url.slice(0, at)}?${params.toString()}`;
+}
+
+/** The headers of a collection's answer, for the document. */
+export const PAGE_HEADERS = {
+  'x-total-count': {
+    type: 'integer',
+    description: 'How many records match the filters and `q`, whatever the page',
+  },
+  link: {
+    type: 'string',
+    description: 'When there is a next page: `<path?query&cursor=…>; rel="next"` (RFC 8288)',
+  },
+} as const;
+
+/** `nextCursor`, present when `limit` or `cursor` was sent. */
+export const NextCursor = Type.Optional(
+  Nullable(
+    Type.String({
+      description: 'Present when `limit` or `cursor` is sent: the `cursor` of the next page, or null on the last',
+    }),
+  ),
+);
