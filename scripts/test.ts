@@ -47,6 +47,7 @@ const ON_EVERY_STORE = [
   'test/http/real-http.test.ts',
   'test/openapi/contract.test.ts',
   'test/resources/',
+  'test/stream/stream.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/limits.test.ts',
   'test/webhooks/url-guard.test.ts',

@@ -11,13 +11,13 @@ const DELIVERED = new Set<string>(EVENT_TYPES);
 const SPRINT_ACTIONS = new Set(['sprint.started', 'sprint.completed']);
 
 /**
- * The webhook events one change produces: `project.*`, `task.*`, `comment.*` as they are; `milestone.reached`
- * when a milestone becomes reached; `sprint.started` / `sprint.completed` when such an activity entry is posted.
- * The payload's `data` is the record (for a delete, the record as it was).
+ * Every event one change produces: the change itself (`<resource>.<kind>`, for every kind of record), then
+ * `milestone.reached` when a milestone becomes reached, and `sprint.started` / `sprint.completed` when such an
+ * activity entry is posted. The `data` is the record as the interface shows it (for a delete, the record as it
+ * was; a webhook without its secret). The event stream sends all of them; webhooks receive those of their list.
  */
-export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent[] {
-  const out: OutboundEvent[] = [];
-  if (DELIVERED.has(event.type)) out.push({ id: event.id, type: event.type, timestamp: event.at, data: event.record });
+export function changeEvents(event: DomainEvent, ids: IdGenerator): OutboundEvent[] {
+  const out: OutboundEvent[] = [{ id: event.id, type: event.type, timestamp: event.at, data: event.record }];
   if (milestoneReached(event)) {
     out.push({ id: ids('evt'), type: 'milestone.reached', timestamp: event.at, data: event.record });
   }
@@ -26,6 +26,11 @@ export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent
     if (SPRINT_ACTIONS.has(action)) out.push({ id: event.id, type: action, timestamp: event.at, data: event.record });
   }
   return out;
+}
+
+/** The webhook events one change produces: those of {@link changeEvents} in the list webhooks subscribe to. */
+export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent[] {
+  return changeEvents(event, ids).filter((outbound) => DELIVERED.has(outbound.type));
 }
 
 /**

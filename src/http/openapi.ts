@@ -32,7 +32,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Registered before the routes: @fastify/swagger collects every route added after it, whoever adds it,
  * and builds the document from the same TypeBox schemas that validate requests and serialize responses.
  */
-export async function registerOpenApi(app: FastifyInstance, resources: readonly ResourceDocs[]): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  resources: readonly ResourceDocs[],
+  moreTags: readonly { name: string; description: string }[] = [],
+): Promise<void> {
   const docs = apiDocs(resources);
   const shapes = sharedShapes(docs);
   // The error body, the records and the shared shapes, as named components the document refers to. Only the
@@ -51,7 +55,7 @@ export async function registerOpenApi(app: FastifyInstance, resources: readonly 
       servers: [{ url: '/', description: 'The server this document came from' }],
       // No authentication: an empty requirement list says so explicitly (rather than leaving it unsaid).
       security: [],
-      tags: [SERVICE_TAG, ...docs.tags],
+      tags: [SERVICE_TAG, ...docs.tags, ...moreTags],
     },
     // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -172,7 +176,9 @@ function documentRoute(
   const documented = schema.body && documentBody(schema.body);
   const errors = { takesBody, checked: documented?.codes ?? [] };
   for (const [status, s] of statuses) {
-    if (s === ErrorResponse) response[status] = describeErrors(docs, Number(status), url, errors);
+    // A response of another media type than JSON (the event stream) is documented as the route gives it.
+    if ('content' in s) response[status] = s;
+    else if (s === ErrorResponse) response[status] = describeErrors(docs, Number(status), url, errors);
     else if (s === Deleted && samples)
       response[status] = describeSuccess(status, namedShapes(s), { data: { id: samples.id, deleted: true } });
     else {

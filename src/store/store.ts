@@ -7,7 +7,7 @@ import type { Task } from '../resources/tasks/schema.ts';
 import type { Team } from '../resources/teams/schema.ts';
 import type { TimeEntry } from '../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
-import type { ActivityLog, Collection } from './types.ts';
+import type { ActivityLog, Collection, StreamLog } from './types.ts';
 
 /**
  * Every collection of the service: what a transaction sees and works on. Each is a `Collection` (or the
@@ -23,6 +23,8 @@ export interface Collections {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  /** The event stream's log of changes (written in transactions only). */
+  readonly streamLog: StreamLog;
 }
 
 /**

@@ -19,6 +19,14 @@ export interface OutboundEvent {
   readonly data: unknown;
 }
 
+/**
+ * The body of an event as a webhook receives it, `{ type, timestamp, data }`: built here only, for the webhook
+ * deliveries and the event stream alike.
+ */
+export function eventBody(event: OutboundEvent): { type: string; timestamp: string; data: unknown } {
+  return { type: event.type, timestamp: event.timestamp, data: event.data };
+}
+
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'refused'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 

@@ -9,6 +9,7 @@ import type { TimeEntry } from '../../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { TransactionScope } from '../scope.ts';
 import type { Collections, Store } from '../store.ts';
+import type { StreamLog } from '../types.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
 import { UndoLog } from './undo.ts';
@@ -37,6 +38,8 @@ export class MemoryStore implements Store {
   readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events']);
   readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read']);
   readonly activity: MemoryActivityLog<ActivityEntry>;
+  /** Nothing to keep: the event stream fills its own ring once each change has committed. */
+  readonly streamLog: StreamLog = { append: async () => {} };
 
   private tail: Promise<unknown> = Promise.resolve();
   private readonly scope = new TransactionScope();
@@ -75,6 +78,7 @@ export class MemoryStore implements Store {
         webhooks: undo.collection(this.webhooks),
         notifications: undo.collection(this.notifications),
         activity: undo.activityLog(this.activity),
+        streamLog: this.streamLog,
       });
     } catch (error) {
       undo.rollBack();

@@ -19,6 +19,12 @@ export interface SqlDriver extends SqlClient {
    * Statements run outside `work` (on the driver itself) may use other connections.
    */
   transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R>;
+  /**
+   * Hears the notifications of `channel` (LISTEN) on a connection of its own, kept open (opened again after a
+   * failure, then `onReconnect` is called: what was notified meanwhile is lost). Answers how to stop. Only drivers
+   * whose database other processes share have it.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -10,9 +10,10 @@ import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
 import type { Collections, Store } from '../store.ts';
-import type { ActivityLog, Collection } from '../types.ts';
+import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
+import { SqlStreamLog } from './stream-log.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
@@ -32,6 +33,7 @@ function collectionsOn(db: SqlClient): Collections {
     webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
     activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity),
+    streamLog: new SqlStreamLog(db),
   };
 }
 
@@ -54,6 +56,7 @@ export class SqlStore implements Store {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  readonly streamLog: StreamLog;
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
@@ -67,6 +70,7 @@ export class SqlStore implements Store {
     this.webhooks = c.webhooks;
     this.notifications = c.notifications;
     this.activity = c.activity;
+    this.streamLog = c.streamLog;
   }
 
   get kind(): SqlDriver['kind'] {
