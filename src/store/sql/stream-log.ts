@@ -17,16 +17,17 @@ export interface StreamRow extends SqlPosition {
   readonly body: string;
 }
 
+/** Positions come out as text (bigint and xid8 exceed a JavaScript number), named apart from the columns. */
 interface RawRow {
-  xid: string;
-  seq: string;
+  xid_text: string;
+  seq_text: string;
   type: string;
   project_id: string | null;
   body: string;
 }
 const rowOf = (r: RawRow): StreamRow => ({
-  xid: BigInt(r.xid),
-  seq: BigInt(r.seq),
+  xid: BigInt(r.xid_text),
+  seq: BigInt(r.seq_text),
   type: r.type,
   projectId: r.project_id,
   body: r.body,
@@ -63,10 +64,11 @@ export class StreamLogReader {
 
   /** The last settled position, or undefined when the table holds none. */
   async head(): Promise<SqlPosition | undefined> {
-    const [row] = await this.db.query<{ xid: string; seq: string }>(
-      `SELECT xid::text AS xid, seq::text AS seq FROM stream_events WHERE ${SETTLED} ORDER BY xid DESC, seq DESC LIMIT 1`,
+    const [row] = await this.db.query<RawRow>(
+      `SELECT xid::text AS xid_text, seq::text AS seq_text, type, project_id, body FROM stream_events ` +
+        `WHERE ${SETTLED} ORDER BY xid DESC, seq DESC LIMIT 1`,
     );
-    return row && { xid: BigInt(row.xid), seq: BigInt(row.seq) };
+    return row && rowOf(row);
   }
 
   /**
@@ -89,7 +91,7 @@ export class StreamLogReader {
       where += ` AND (xid, seq) <= ($${params.length - 1}::xid8, $${params.length}::bigint)`;
     }
     const rows = await this.db.query<RawRow & { settled: boolean }>(
-      `SELECT xid::text AS xid, seq::text AS seq, type, project_id, body, ${SETTLED} AS settled ` +
+      `SELECT xid::text AS xid_text, seq::text AS seq_text, type, project_id, body, ${SETTLED} AS settled ` +
         `FROM stream_events WHERE ${where} ORDER BY xid, seq LIMIT $1`,
       params,
     );
