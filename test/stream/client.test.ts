@@ -36,7 +36,7 @@ test('a client that takes nothing is cut once its unsent data passes the bound',
   assert.ok(res.writableLength < 1_100, `${res.writableLength} bytes held`);
   assert.equal(client.endReason, 'slow');
   const before = res.written.length;
-  client.offer([event(++n)]);
+  client.offer([event(n + 1)]);
   assert.equal(res.written.length, before, 'nothing more is written');
 });
 
