@@ -32,6 +32,7 @@ const SLOW = [
   'test/store/postgres.test.ts',
   'test/store/sql-embedded.test.ts',
   'test/store/sql-postgres.test.ts',
+  'test/stream/browser.test.ts',
   'test/webhooks/tls.test.ts',
 ];
 
