@@ -24,34 +24,31 @@ test(
     const page = await browser.newPage();
     page.setDefaultTimeout(30_000);
     await page.goto(`${base}/api/health`);
-    await page.evaluate(
-      () =>
-        new Promise<void>((resolve) => {
-          const w = window as unknown as { got: { id: string; title: string }[]; opens: number };
-          w.got = [];
-          w.opens = 0;
-          const events = new EventSource('/api/stream?types=task.created');
-          events.addEventListener('task.created', (e) => {
-            w.got.push({ id: e.lastEventId, title: JSON.parse(e.data).data.title });
-          });
-          events.onopen = () => {
-            w.opens++;
-            resolve();
-          };
-        }),
-    );
-    const got = () => page.evaluate(() => (window as unknown as { got: { id: string; title: string }[] }).got);
+    // The page's script, as a page would have it (run in the browser, so written as text here).
+    await page.evaluate(`new Promise((resolve) => {
+      window.got = [];
+      window.opens = 0;
+      const events = new EventSource('/api/stream?types=task.created');
+      events.addEventListener('task.created', (e) => {
+        window.got.push({ id: e.lastEventId, title: JSON.parse(e.data).data.title });
+      });
+      events.onopen = () => {
+        window.opens++;
+        resolve();
+      };
+    })`);
+    const got = () => page.evaluate<{ id: string; title: string }[]>('window.got');
 
     await api.post('/api/tasks', { projectId: 'proj_001', title: 'first' });
-    await page.waitForFunction(() => (window as unknown as { got: unknown[] }).got.length === 1);
+    await page.waitForFunction('window.got.length === 1');
 
     // The server drops the stream; a change is made while the page is away. The browser comes back by itself
     // (after `retry:`) with Last-Event-ID, and gets what it missed, then what follows, once each.
     app.server.closeAllConnections();
     await api.post('/api/tasks', { projectId: 'proj_001', title: 'while away' });
-    await page.waitForFunction(() => (window as unknown as { opens: number }).opens === 2);
+    await page.waitForFunction('window.opens === 2');
     await api.post('/api/tasks', { projectId: 'proj_001', title: 'after' });
-    await page.waitForFunction(() => (window as unknown as { got: unknown[] }).got.length === 3);
+    await page.waitForFunction('window.got.length === 3');
     const events = await got();
     assert.deepEqual(
       events.map((e) => e.title),
