@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrate } from '../../src/store/sql/migrate.ts';
 import { PgDriver } from '../../src/store/sql/pg.ts';
-import { SqlStreamLog } from '../../src/store/sql/stream-log.ts';
+import { SqlStreamLog, StreamLogReader } from '../../src/store/sql/stream-log.ts';
 import { SqlSource } from '../../src/stream/sql-source.ts';
 import { compare, type Delivery } from '../../src/stream/source.ts';
 import { killAll, startServer, type ServerProcess } from '../helpers/server-process.ts';
@@ -64,6 +64,27 @@ test(
     );
   },
 );
+
+test('retention: rows past it are deleted, and their positions can no longer be resumed from', { skip }, async (t) => {
+  const url = await database(t);
+  const driver = new PgDriver({ connectionString: url });
+  t.after(() => driver.close());
+  await migrate(driver);
+  for (const type of ['a', 'b', 'c']) {
+    await driver.transaction((c) => new SqlStreamLog(c).append([{ type, projectId: null, body: '{}' }]));
+  }
+  const reader = new StreamLogReader(driver);
+  const { rows } = await reader.after(undefined, 10);
+  assert.deepEqual(
+    rows.map((r) => r.type),
+    ['a', 'b', 'c'],
+  );
+  assert.equal(await reader.locate(rows[0]!), 'kept');
+  await driver.query(`UPDATE stream_events SET created_at = now() - interval '2 days' WHERE type = 'a'`);
+  assert.equal(await reader.prune(86_400_000), 1);
+  assert.equal(await reader.locate(rows[0]!), 'expired');
+  assert.equal(await reader.locate({ xid: rows[2]!.xid + 1000n, seq: 1n }), 'unknown');
+});
 
 test('writers in parallel, a reader following: every row once, positions only growing', { skip }, async (t) => {
   const url = await database(t);

@@ -313,3 +313,49 @@ async function waitFor(ready: () => boolean, timeoutMs = 5_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('GET /api/stream: replay window and access lines', () => {
+  const memoryOnly = { skip: storeKind() !== 'memory' && "the ring is the memory store's window" };
+  test(
+    'in memory, a position older than the last STREAM_REPLAY events: one stream.reset, then live',
+    memoryOnly,
+    async (t) => {
+      const { api, app } = await testApp(t, { config: { logLevel: 'silent', streamReplay: 3 } });
+      const base = await listening(app);
+      const first = await SseReader.open(`${base}/api/stream`);
+      t.after(() => first.close());
+      for (let i = 0; i < 5; i++) await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` });
+      const seen = await first.take(5);
+      // The last three can be resumed from: after the second, the three that follow.
+      const recent = await SseReader.open(`${base}/api/stream`, { 'last-event-id': seen[1]!.id! });
+      t.after(() => recent.close());
+      assert.deepEqual(
+        (await recent.take(3)).map((e) => e.id),
+        seen.slice(2).map((e) => e.id),
+      );
+      const old = await SseReader.open(`${base}/api/stream`, { 'last-event-id': seen[0]!.id! });
+      t.after(() => old.close());
+      const [reset] = await old.take(1);
+      assert.equal(reset!.event, 'stream.reset');
+      assert.match(JSON.parse(reset!.data).data.reason, /older/);
+      assert.equal(reset!.id, seen[4]!.id, 'the reset names where the stream is');
+    },
+  );
+
+  test('one access line per stream, when it closes', async (t) => {
+    const lines: string[] = [];
+    const { default: pino } = await import('pino');
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const { app } = await testApp(t, { logger });
+    const base = await listening(app);
+    const stream = await SseReader.open(`${base}/api/stream?types=task.*`);
+    await new Promise((r) => setTimeout(r, 100));
+    const ofStream = () => lines.filter((l) => l.includes('/api/stream'));
+    assert.equal(ofStream().length, 0, 'nothing while it is open');
+    stream.close();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(ofStream().length, 1, lines.join(''));
+    assert.match(ofStream()[0]!, /"statusCode":200/);
+    assert.match(ofStream()[0]!, /"msg":"request completed"/);
+  });
+});
