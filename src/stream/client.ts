@@ -17,6 +17,8 @@ export class StreamClient {
   private pendingBytes = 0;
   private after: Position;
   private ended: EndReason | undefined;
+  /** Events sent during this turn of the event loop, written together by `flush` (one write per client and turn). */
+  private out = '';
   sent = 0;
 
   constructor(
@@ -55,6 +57,7 @@ export class StreamClient {
   /** A page of the replay; resolves once the client has room for more. */
   async replay(batch: readonly Delivery[]): Promise<void> {
     for (const event of batch) this.send(event);
+    this.flush();
     while (!this.ended && this.res.writableLength > this.maxBytes / 2) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -74,11 +77,24 @@ export class StreamClient {
     this.pending = [];
     this.pendingBytes = 0;
     for (const event of pending) this.send(event);
+    this.flush();
   }
 
-  /** Text of the protocol's own: `retry:`, a comment, a reset event. */
+  /** Writes what `send` gathered. */
+  flush(): void {
+    if (this.out === '') return;
+    const text = this.out;
+    this.out = '';
+    this.write(text);
+  }
+
+  /** Text written now (after what `send` gathered): `retry:`, a comment, a reset event. */
   write(text: string): void {
     if (this.ended) return;
+    if (this.out !== '') {
+      text = this.out + text;
+      this.out = '';
+    }
     this.res.write(text);
     if (this.res.writableLength > this.maxBytes) this.drop('slow');
   }
@@ -103,6 +119,6 @@ export class StreamClient {
     this.after = event.position;
     if (!matches(this.filter, event.type, event.projectId)) return;
     this.sent++;
-    this.write(event.frame);
+    this.out += event.frame;
   }
 }

@@ -123,7 +123,21 @@ export class StreamHub {
     await this.source.close();
   }
 
+  /**
+   * Offers each batch to every client; what they take is written at the end of the turn, once per client, however
+   * many changes committed during it.
+   */
   private broadcast(batch: readonly Delivery[]): void {
     for (const client of this.clients) client.offer(batch);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(this.flush);
+    }
   }
+
+  private flushing = false;
+  private readonly flush = (): void => {
+    this.flushing = false;
+    for (const client of this.clients) client.flush();
+  };
 }

@@ -31,12 +31,16 @@ test('a client that takes nothing is cut once its unsent data passes the bound',
   const client = new StreamClient(res as unknown as ServerResponse, {}, 1_000, at(0));
   client.goLive(at(0));
   let n = 0;
-  while (!res.destroyed && n < 1_000) client.offer([event(++n)]);
+  while (!res.destroyed && n < 1_000) {
+    client.offer([event(++n)]);
+    client.flush();
+  }
   assert.ok(res.destroyed);
   assert.ok(res.writableLength < 1_100, `${res.writableLength} bytes held`);
   assert.equal(client.endReason, 'slow');
   const before = res.written.length;
   client.offer([event(n + 1)]);
+  client.flush();
   assert.equal(res.written.length, before, 'nothing more is written');
 });
 
@@ -48,7 +52,8 @@ test('while replaying, live events wait (bounded too), then follow without repea
   void client.replay([event(3), event(4), event(5)]);
   client.goLive(at(5));
   client.offer([event(6), event(8)]);
-  const ids = res.written.map((w) => /^id: (\d+)/.exec(w)?.[1]);
+  client.flush();
+  const ids = [...res.written.join('').matchAll(/^id: (\d+)/gm)].map((m) => m[1]);
   assert.deepEqual(ids, ['3', '4', '5', '6', '8']);
 
   const slow = new StreamClient(res as unknown as ServerResponse, {}, 100, at(0));
