@@ -144,6 +144,7 @@ async function main(): Promise<void> {
       const clients: http.ClientRequest[] = [];
       for (let i = 0; i < CLIENTS; i++) clients.push(await connect(url, delays));
       await steadyWrites(url, Math.min(RATE, 50), 1); // warm-up
+      await new Promise((r) => setTimeout(r, 500));
       delays.length = 0;
       const made = await steadyWrites(url, RATE, SECONDS);
       await new Promise((r) => setTimeout(r, 500));
