@@ -71,6 +71,8 @@ export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string): void {
     },
     handler: async (request, reply) => {
       const filter = parseFilter(request.query);
+      // HEAD: the headers a stream would have, and no stream.
+      if (request.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').send('');
       const header = request.headers['last-event-id'];
       const lastEventId = (header === '' ? undefined : header) ?? request.query.lastEventId;
       await hub.serve(request, reply, filter, lastEventId === '' ? undefined : lastEventId);

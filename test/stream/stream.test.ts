@@ -23,7 +23,7 @@ async function streaming(t: TestContext, deps: AppDeps = {}): Promise<TestApp & 
 
 describe('GET /api/stream', () => {
   test('answers text/event-stream, advises retry, and sends a change with the webhook body', async (t) => {
-    const { api, open } = await streaming(t);
+    const { api, base, open } = await streaming(t);
     const stream = await open();
     assert.equal(stream.response.status, 200);
     assert.match(stream.response.headers.get('content-type')!, /^text\/event-stream/);
