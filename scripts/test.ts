@@ -32,6 +32,7 @@ const SLOW = [
   'test/store/postgres.test.ts',
   'test/store/sql-embedded.test.ts',
   'test/store/sql-postgres.test.ts',
+  'test/stream/browser.test.ts',
   'test/webhooks/tls.test.ts',
 ];
 
@@ -48,6 +49,7 @@ const ON_EVERY_STORE = [
   'test/http/real-http.test.ts',
   'test/openapi/contract.test.ts',
   'test/resources/',
+  'test/stream/stream.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/limits.test.ts',
   'test/webhooks/url-guard.test.ts',

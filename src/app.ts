@@ -21,6 +21,7 @@ import { createServices, resources } from './resources/index.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
+import { registerStream, STREAM_TAG } from './stream/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 
 export interface AppDeps {
@@ -49,6 +50,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const ids = deps.ids ?? randomIds;
 
   const logger = deps.logger ? undefined : loggerOptions(config.logLevel);
+  const accessLog = new AccessLog(logger?.stream);
   const app = Fastify({
     ...(logger ? { logger } : { loggerInstance: deps.logger }),
     bodyLimit: config.bodyLimit,
@@ -56,7 +58,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     frameworkErrors,
     return503OnClosing: false,
-    logController: new AccessLog(logger?.stream),
+    logController: accessLog,
     // Slow, oversized and idle clients (config.ts): answered 408 / 431 in the error shape and disconnected.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -111,6 +113,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     ...deps.webhooks,
   });
   const services = createServices(serviceDeps, dispatcher);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(cors, {
     origin: CORS_ORIGIN,
@@ -136,16 +139,27 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
 
   // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
   await registerAuth(app, services.tokens, config);
-  await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined });
+  await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
+    STREAM_TAG,
+  ]);
 
-  // What the service does by itself with every change: in its transaction, the audit trail and the users'
-  // notifications (all commit together or not at all); once committed, signed deliveries to the webhooks
-  // subscribed (queued, never awaited).
+  // What the service does by itself with every change: in its transaction, the event stream's entries, the audit
+  // trail and the users' notifications (all commit together or not at all); once committed, the stream's clients
+  // and signed deliveries to the webhooks subscribed (queued, never awaited). The stream's entries come first, so
+  // that a change's own event precedes those of the notifications it causes.
+  const stream = await registerStream(typed, {
+    store,
+    events,
+    config,
+    clock,
+    accessLine: (request, reply) => accessLog.requestCompleted(null, request, reply),
+  });
+  // Streams end as the service starts closing: none holds the grace period.
+  app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
   events.subscribe('webhooks', webhookConsumer(store, dispatcher, ids));
 
-  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
 
   if (deps.seed ?? true) await seed(store);

@@ -105,6 +105,16 @@ export const ConfigSchema = Type.Object({
   rateLimit: Type.Optional(
     Type.Object({ max: Type.Integer({ minimum: 1 }), windowMs: Type.Integer({ minimum: 1, maximum: MAX_DELAY_MS }) }),
   ),
+  /** On the memory store, the event stream keeps this many of its last events for clients that resume. */
+  streamReplay: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  /** On the durable stores, the event stream's table keeps events this long for clients that resume, in ms. */
+  streamRetentionMs: Type.Integer({ minimum: 1_000, default: 86_400_000 }),
+  /** A comment line goes to every event stream client this often, so that proxies keep idle streams open, in ms. */
+  streamHeartbeatMs: Type.Integer({ minimum: 100, default: 15_000 }),
+  /** Event stream clients connected at once; more get 503 with `Retry-After`. */
+  streamMaxClients: Type.Integer({ minimum: 1, default: 1_000 }),
+  /** Bytes sent to an event stream client and not yet taken by it beyond which it is disconnected (it may resume). */
+  streamClientBufferBytes: Type.Integer({ minimum: 4_096, default: 1_048_576 }),
 });
 type Settings = Static<typeof ConfigSchema>;
 export type Config = Readonly<Omit<Settings, 'webhookRetrySchedule'> & { webhookRetrySchedule: readonly number[] }>;

@@ -65,7 +65,7 @@ export const ERROR_CATALOGUE = {
   SERVICE_UNAVAILABLE: {
     status: 503,
     message: 'The database is unavailable; try again shortly',
-    when: 'the database cannot be reached or did not answer in time',
+    when: 'the database cannot be reached or did not answer in time, or the event stream has all the clients it takes',
   },
 } as const satisfies Record<string, ErrorKind>;
 

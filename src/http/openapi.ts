@@ -39,6 +39,7 @@ export async function registerOpenApi(
   app: FastifyInstance,
   resources: readonly ResourceDocs[],
   access: Access = { auth: 'none', rateLimited: false },
+  moreTags: readonly { name: string; description: string }[] = [],
 ): Promise<void> {
   const docs = apiDocs(resources);
   const shapes = sharedShapes(docs);
@@ -62,7 +63,7 @@ export async function registerOpenApi(
       // AUTH=token, either scheme: a bearer token or the same token as an API key.
       security: access.auth === 'token' ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [],
       ...(access.auth === 'token' ? { components: { securitySchemes: SECURITY_SCHEMES } } : {}),
-      tags: [SERVICE_TAG, ...docs.tags],
+      tags: [SERVICE_TAG, ...docs.tags, ...moreTags],
     },
     // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -185,7 +186,9 @@ function documentRoute(
   const documented = schema.body && documentBody(schema.body);
   const errors = { takesBody, checked: documented?.codes ?? [] };
   for (const [status, s] of statuses) {
-    if (s === ErrorResponse) response[status] = describeErrors(docs, Number(status), url, errors);
+    // A response of another media type than JSON (the event stream) is documented as the route gives it.
+    if ('content' in s) response[status] = s;
+    else if (s === ErrorResponse) response[status] = describeErrors(docs, Number(status), url, errors);
     else if (s === Deleted && samples)
       response[status] = describeSuccess(status, namedShapes(s), { data: { id: samples.id, deleted: true } });
     else {

@@ -8,7 +8,7 @@ import type { Team } from '../resources/teams/schema.ts';
 import type { TimeEntry } from '../resources/time-entries/schema.ts';
 import type { TokenRecord } from '../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
-import type { ActivityLog, Collection } from './types.ts';
+import type { ActivityLog, Collection, StreamLog } from './types.ts';
 
 /**
  * Every collection of the service: what a transaction sees and works on. Each is a `Collection` (or the
@@ -26,6 +26,8 @@ export interface Collections {
   readonly activity: ActivityLog<ActivityEntry>;
   /** API tokens, each with the hash of its value, never the value. */
   readonly tokens: Collection<TokenRecord>;
+  /** The event stream's log of changes (written in transactions only). */
+  readonly streamLog: StreamLog;
 }
 
 /**

@@ -177,3 +177,19 @@ export interface ActivityLog<T extends ActivityRecord> {
   query(q: ActivityQuery): Promise<Page<T>>;
   count(): Promise<number>;
 }
+
+/** One event of the change feed as the event stream sends it: its type, the project it concerns, its JSON body. */
+export interface StreamEntry {
+  readonly type: string;
+  readonly projectId: string | null;
+  readonly body: string;
+}
+
+/**
+ * The event stream's durable log (src/stream): written in the change's transaction, so an event is kept exactly
+ * when its change commits. The SQL stores keep it in a table (sql/stream-log.ts); the memory store keeps none (the
+ * stream's own ring, filled after each commit, is its replay window there).
+ */
+export interface StreamLog {
+  append(entries: readonly StreamEntry[]): Promise<void>;
+}

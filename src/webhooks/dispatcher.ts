@@ -12,6 +12,7 @@ import {
   type DeliveryObserver,
   type DeliveryRecord,
   type DeliveryTarget,
+  eventBody,
   type OutboundEvent,
   type Scheduler,
 } from './types.ts';
@@ -296,17 +297,7 @@ export class WebhookDispatcher {
   /** The payload of an event, made when first sent (and shared by its deliveries to several webhooks). */
   private bodyOf(event: OutboundEvent): string {
     let body = this.bodies.get(event);
-    if (body === undefined)
-      this.bodies.set(
-        event,
-        // `previous` is an update's only: undefined otherwise, and then left out.
-        (body = JSON.stringify({
-          type: event.type,
-          timestamp: event.timestamp,
-          data: event.data,
-          previous: event.previous,
-        })),
-      );
+    if (body === undefined) this.bodies.set(event, (body = JSON.stringify(eventBody(event))));
     return body;
   }
 

@@ -24,6 +24,20 @@ export interface OutboundEvent {
   readonly previous?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The body of an event as a webhook receives it, `{ type, timestamp, data }` and an update's `previous`: built here
+ * only, for the webhook deliveries and the event stream alike.
+ */
+export function eventBody(event: OutboundEvent): {
+  type: string;
+  timestamp: string;
+  data: unknown;
+  previous?: Readonly<Record<string, unknown>>;
+} {
+  const { type, timestamp, data, previous } = event;
+  return previous === undefined ? { type, timestamp, data } : { type, timestamp, data, previous };
+}
+
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'refused'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 

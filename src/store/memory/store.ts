@@ -10,6 +10,7 @@ import type { TokenRecord } from '../../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { TransactionScope } from '../scope.ts';
 import type { Collections, Store } from '../store.ts';
+import type { StreamLog } from '../types.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
 import { UndoLog } from './undo.ts';
@@ -39,6 +40,8 @@ export class MemoryStore implements Store {
   readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read']);
   readonly activity: MemoryActivityLog<ActivityEntry>;
   readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username']);
+  /** Nothing to keep: the event stream fills its own ring once each change has committed. */
+  readonly streamLog: StreamLog = { append: async () => {} };
 
   private tail: Promise<unknown> = Promise.resolve();
   private readonly scope = new TransactionScope();
@@ -78,6 +81,7 @@ export class MemoryStore implements Store {
         notifications: undo.collection(this.notifications),
         activity: undo.activityLog(this.activity),
         tokens: undo.collection(this.tokens),
+        streamLog: this.streamLog,
       });
     } catch (error) {
       undo.rollBack();

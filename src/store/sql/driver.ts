@@ -20,6 +20,12 @@ export interface SqlDriver extends SqlClient {
    * SERIALIZABLE isolation level (a driver with one connection runs every transaction alone anyway).
    */
   transaction<R>(work: (client: SqlClient) => Promise<R>, options?: TransactionOptions): Promise<R>;
+  /**
+   * Hears the notifications of `channel` (LISTEN) on a connection of its own, kept open (opened again after a
+   * failure, then `onReconnect` is called: what was notified meanwhile is lost). Answers how to stop. Only drivers
+   * whose database other processes share have it.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

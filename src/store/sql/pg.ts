@@ -37,8 +37,10 @@ export class PgDriver implements SqlDriver {
   /** Where the server is, for messages: its host, port and database, never the password. */
   readonly location: string;
   private readonly pool: pg.Pool;
+  private readonly options: PgOptions;
 
   constructor(options: PgOptions) {
+    this.options = options;
     const { statementTimeoutMs } = options;
     this.location = describe(options.connectionString);
     this.pool = new pg.Pool({
@@ -91,6 +93,46 @@ export class PgDriver implements SqlDriver {
       connection.release(broken);
       throw translateError(error);
     }
+  }
+
+  async listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onReconnect: () => void,
+  ): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const open = async (): Promise<void> => {
+      const c = new pg.Client({
+        connectionString: this.options.connectionString,
+        connectionTimeoutMillis: this.options.connectTimeoutMs,
+        keepAlive: true,
+      });
+      const lost = () => {
+        c.removeAllListeners('notification');
+        if (client === c) client = undefined;
+        void c.end().catch(ignore);
+        if (!stopped) retry = setTimeout(() => void open().then(onReconnect, lost), 500).unref();
+      };
+      c.on('error', lost);
+      c.on('end', () => {
+        if (client === c) lost();
+      });
+      c.on('notification', (n) => onNotify(n.payload ?? ''));
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+      if (stopped) return void (await c.end().catch(ignore));
+      client = c;
+    };
+    await open().catch(rethrowTranslated);
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(ignore);
+    };
   }
 
   async close(): Promise<void> {

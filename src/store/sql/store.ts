@@ -12,9 +12,10 @@ import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
 import type { Collections, Store } from '../store.ts';
-import type { ActivityLog, Collection } from '../types.ts';
+import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
+import { SqlStreamLog } from './stream-log.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
@@ -35,6 +36,7 @@ function collectionsOn(db: SqlClient, outside = false): Collections {
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
     activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity, outside),
     tokens: new SqlCollection<TokenRecord>(db, SQL.tokens),
+    streamLog: new SqlStreamLog(db),
   };
 }
 
@@ -66,6 +68,7 @@ export class SqlStore implements Store {
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
   readonly tokens: Collection<TokenRecord>;
+  readonly streamLog: StreamLog;
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
@@ -80,6 +83,7 @@ export class SqlStore implements Store {
     this.notifications = c.notifications;
     this.activity = c.activity;
     this.tokens = c.tokens;
+    this.streamLog = c.streamLog;
   }
 
   get kind(): SqlDriver['kind'] {

@@ -1,0 +1,181 @@
+/**
+ * The event stream under load (`npm run bench:stream`): N clients connected to `GET /api/stream`, changes made at
+ * a steady rate, and
+ * 1. the delay from each change to each client (the event's `timestamp`, taken as the change is made, to the moment
+ *    a client has read it): p50, p99, max over every (event, client);
+ * 2. the write path's speed (task creates, as fast as `connections` clients can make them) with N clients
+ *    connected, against none: the ratio.
+ * The service runs in a child process (`node --import tsx src/server.ts`, memory store, LOG_LEVEL=warn); the
+ * clients and the writers are this process. Targets: p99 ≤ 100 ms at 500 clients and 1,000 changes/s; the ratio
+ * ≥ 0.8.
+ *
+ *   npm run bench:stream                                        # 500 clients, 1,000 changes/s, 10 s
+ *   npm run bench:stream -- --clients 50 --rate 200 --seconds 3 # a smoke run
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '500' },
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+  },
+});
+const CLIENTS = Number(values.clients);
+const RATE = Number(values.rate);
+const SECONDS = Number(values.seconds);
+const CONNECTIONS = Number(values.connections);
+const TASK = JSON.stringify({ projectId: 'proj_001', title: 'bench' });
+
+async function startService(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', '--port', '0'], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      STREAM_MAX_CLIENTS: String(CLIENTS + 10),
+      MAX_CONNECTIONS: String(CLIENTS + 1000),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    const onData = (d: string) => {
+      out += d;
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        child.stdout!.off('data', onData);
+        child.stdout!.resume(); // access lines go nowhere
+        resolve({ child, url: m[1]! });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', () => reject(new Error(`service exited:\n${out}`)));
+  });
+}
+
+/** A client that reads the stream and notes, for each event, how long after its timestamp it arrived. */
+function connect(url: string, delays: number[]): Promise<http.ClientRequest> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${url}/api/stream?types=task.created`, { agent: false }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      let tail = '';
+      res.on('data', (chunk: string) => {
+        const now = Date.now();
+        const text = tail + chunk;
+        const re = /"timestamp":"([^"]+)"/g;
+        let m: RegExpExecArray | null;
+        let last = 0;
+        while ((m = re.exec(text))) {
+          delays.push(now - Date.parse(m[1]!));
+          last = re.lastIndex;
+        }
+        tail = text.slice(Math.max(last, text.length - 64));
+      });
+      res.on('error', () => {});
+      resolve(req);
+    });
+    req.on('error', reject);
+  });
+}
+
+const post = (url: string) =>
+  new Promise<void>((resolve, reject) => {
+    const req = http.request(
+      `${url}/api/tasks`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 201 ? resolve() : reject(new Error(`POST answered ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(TASK);
+  });
+
+/** Changes at `rate` per second for `seconds`: a tick every 10 ms makes the changes due by then. */
+async function steadyWrites(url: string, rate: number, seconds: number): Promise<number> {
+  const start = Date.now();
+  let made = 0;
+  const inFlight = new Set<Promise<void>>();
+  while (Date.now() - start < seconds * 1000) {
+    const due = Math.floor(((Date.now() - start) / 1000) * rate);
+    while (made < due && inFlight.size < 200) {
+      const p = post(url).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      made++;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await Promise.all(inFlight);
+  return made;
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+async function writeSpeed(url: string): Promise<number> {
+  const result = await autocannon({
+    url: `${url}/api/tasks`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: TASK,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  return result.requests.average;
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`event stream bench: ${CLIENTS} clients, ${RATE} changes/s, ${SECONDS} s\n`);
+  // 1. Delay from change to client.
+  {
+    const { child, url } = await startService();
+    try {
+      const delays: number[] = [];
+      const clients: http.ClientRequest[] = [];
+      for (let i = 0; i < CLIENTS; i++) clients.push(await connect(url, delays));
+      await steadyWrites(url, Math.min(RATE, 50), 1); // warm-up
+      await new Promise((r) => setTimeout(r, 500));
+      delays.length = 0;
+      const made = await steadyWrites(url, RATE, SECONDS);
+      await new Promise((r) => setTimeout(r, 500));
+      const sorted = delays.sort((a, b) => a - b);
+      process.stdout.write(
+        `change → client: ${made} changes, ${sorted.length} deliveries (expected ${made * CLIENTS}); ` +
+          `p50 ${pct(sorted, 50)} ms, p99 ${pct(sorted, 99)} ms, max ${sorted.at(-1)} ms\n`,
+      );
+      clients.forEach((c) => c.destroy());
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  }
+  // 2. The write path with and without clients (a fresh service each).
+  const speeds: number[] = [];
+  for (const n of [0, CLIENTS]) {
+    const { child, url } = await startService();
+    try {
+      const clients: http.ClientRequest[] = [];
+      for (let i = 0; i < n; i++) clients.push(await connect(url, []));
+      const rps = await writeSpeed(url);
+      speeds.push(rps);
+      process.stdout.write(`POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s\n`);
+      clients.forEach((c) => c.destroy());
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  }
+  process.stdout.write(`write path with ${CLIENTS} clients / with none: ${(speeds[1]! / speeds[0]!).toFixed(2)}\n`);
+}
+
+await main();

@@ -1,0 +1,122 @@
+import type { StreamEntry, StreamLog } from '../types.ts';
+import type { SqlClient } from './driver.ts';
+
+/** The channel on which each transaction that wrote events announces its last position, at its commit. */
+export const STREAM_CHANNEL = 'pm_stream_events';
+
+/** A position in the table: the writing transaction's id, then the row's number in it. */
+export interface SqlPosition {
+  readonly xid: bigint;
+  readonly seq: bigint;
+}
+
+/** One row as the stream reads it. */
+export interface StreamRow extends SqlPosition {
+  readonly type: string;
+  readonly projectId: string | null;
+  readonly body: string;
+}
+
+/** Positions come out as text (bigint and xid8 exceed a JavaScript number), named apart from the columns. */
+interface RawRow {
+  xid_text: string;
+  seq_text: string;
+  type: string;
+  project_id: string | null;
+  body: string;
+}
+const rowOf = (r: RawRow): StreamRow => ({
+  xid: BigInt(r.xid_text),
+  seq: BigInt(r.seq_text),
+  type: r.type,
+  projectId: r.project_id,
+  body: r.body,
+});
+
+/**
+ * Appends in the open transaction (`db` is its connection), all rows of a call in one statement, and notifies
+ * STREAM_CHANNEL with the last position: PostgreSQL delivers the notification when (and only if) the transaction
+ * commits.
+ */
+export class SqlStreamLog implements StreamLog {
+  constructor(private readonly db: SqlClient) {}
+
+  async append(entries: readonly StreamEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db.query(
+      `WITH added AS (INSERT INTO stream_events (type, project_id, body) ` +
+        `SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) RETURNING xid, seq) ` +
+        `SELECT pg_notify('${STREAM_CHANNEL}', xid::text || '-' || max(seq)::text) FROM added GROUP BY xid`,
+      [entries.map((e) => e.type), entries.map((e) => e.projectId), entries.map((e) => e.body)],
+    );
+  }
+}
+
+/** Rows are read only from transactions older than every running one: all of those have committed or failed. */
+const SETTLED = 'xid < pg_snapshot_xmin(pg_current_snapshot())';
+
+/**
+ * What the stream reads of the table, outside any transaction. Every read answers only settled rows (see the
+ * migration), in position order, so a reader that goes on from the last position it took misses nothing.
+ */
+export class StreamLogReader {
+  constructor(private readonly db: SqlClient) {}
+
+  /** The last settled position, or undefined when the table holds none. */
+  async head(): Promise<SqlPosition | undefined> {
+    const [row] = await this.db.query<RawRow>(
+      `SELECT xid::text AS xid_text, seq::text AS seq_text, type, project_id, body FROM stream_events ` +
+        `WHERE ${SETTLED} ORDER BY xid DESC, seq DESC LIMIT 1`,
+    );
+    return row && rowOf(row);
+  }
+
+  /**
+   * Settled rows after `after` (all of them when undefined), at most `limit`, and whether rows after it are
+   * already visible but not yet settled (a transaction older than theirs is still running: read again shortly).
+   */
+  async after(
+    after: SqlPosition | undefined,
+    limit: number,
+    upTo?: SqlPosition,
+  ): Promise<{ rows: StreamRow[]; unsettled: boolean }> {
+    const params: unknown[] = [limit];
+    let where = 'true';
+    if (after) {
+      params.push(after.xid.toString(), after.seq.toString());
+      where = `(xid, seq) > ($2::xid8, $3::bigint)`;
+    }
+    if (upTo) {
+      params.push(upTo.xid.toString(), upTo.seq.toString());
+      where += ` AND (xid, seq) <= ($${params.length - 1}::xid8, $${params.length}::bigint)`;
+    }
+    const rows = await this.db.query<RawRow & { settled: boolean }>(
+      `SELECT xid::text AS xid_text, seq::text AS seq_text, type, project_id, body, ${SETTLED} AS settled ` +
+        `FROM stream_events WHERE ${where} ORDER BY xid, seq LIMIT $1`,
+      params,
+    );
+    const settled = rows.filter((r) => r.settled);
+    // Positions order by xid first: an unsettled row comes after every settled one, so the settled form a prefix.
+    return { rows: settled.map(rowOf), unsettled: settled.length < rows.length };
+  }
+
+  /** Whether the table still holds `position`, and if not, whether it is older than every row kept. */
+  async locate(position: SqlPosition): Promise<'kept' | 'expired' | 'unknown'> {
+    const [row] = await this.db.query<{ kept: boolean; expired: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM stream_events WHERE xid = $1::xid8 AND seq = $2::bigint) AS kept, ` +
+        `COALESCE((SELECT (xid, seq) > ($1::xid8, $2::bigint) FROM stream_events ORDER BY xid, seq LIMIT 1), false) AS expired`,
+      [position.xid.toString(), position.seq.toString()],
+    );
+    return row!.kept ? 'kept' : row!.expired ? 'expired' : 'unknown';
+  }
+
+  /** Deletes the rows written more than `ageMs` ago (by the database's clock); answers how many went. */
+  async prune(ageMs: number): Promise<number> {
+    const rows = await this.db.query<{ n: string }>(
+      `WITH gone AS (DELETE FROM stream_events WHERE created_at < now() - $1 * interval '1 millisecond' RETURNING 1) ` +
+        `SELECT count(*)::text AS n FROM gone`,
+      [ageMs],
+    );
+    return Number(rows[0]!.n);
+  }
+}

@@ -1,0 +1,143 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { iso, type Clock } from '../core/runtime.ts';
+import { AppError } from '../errors.ts';
+import { RESET_EVENT, type StreamFilter } from './catalog.ts';
+import { StreamClient } from './client.ts';
+import { type Delivery, type Reset, type StreamSource } from './source.ts';
+
+export interface HubOptions {
+  maxClients: number;
+  heartbeatMs: number;
+  /** Per client: bytes written and not yet taken by it, beyond which it is disconnected. */
+  clientBufferBytes: number;
+  /** What `retry:` advises clients to wait before reconnecting, in ms. */
+  retryMs: number;
+  /** What a 503 for too many clients asks them to wait, in seconds. */
+  retryAfterS: number;
+}
+
+/** Called when a stream's response is over, however it ended. */
+export type StreamClosed = (request: FastifyRequest, reply: FastifyReply, client: StreamClient) => void;
+
+const RESET_REASONS: Record<Reset['reset'], string> = {
+  unknown: 'the last event id is not a position of this stream',
+  expired: 'the last event id is older than the events kept for resuming',
+};
+
+/**
+ * The connected clients and what they are sent: every batch the source emits goes to each of them (filtered by
+ * each), a comment every `heartbeatMs` keeps idle connections open through proxies, and at shutdown each stream
+ * ends at once (a stream never holds the service's grace period).
+ */
+export class StreamHub {
+  private readonly clients = new Set<StreamClient>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly source: StreamSource,
+    private readonly options: HubOptions,
+    private readonly clock: Clock,
+    private readonly closed: StreamClosed,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.source.start((batch) => this.broadcast(batch));
+    this.heartbeat = setInterval(() => {
+      for (const client of this.clients) client.write(': keep-alive\n\n');
+    }, this.options.heartbeatMs).unref();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /**
+   * Answers `request` with the stream: 200 `text/event-stream`, subscribed from the moment the headers are sent;
+   * first the events after `lastEventId` (or one `stream.reset` when it cannot be resumed from), then live. The
+   * answer is written to the raw response (the reply is hijacked) and lasts until the client leaves or the
+   * service stops. Throws (before anything is sent) when the service has as many clients as it takes.
+   */
+  async serve(request: FastifyRequest, reply: FastifyReply, filter: StreamFilter, lastEventId?: string): Promise<void> {
+    if (this.closing || this.clients.size >= this.options.maxClients) {
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'The event stream has all the clients it takes; try again shortly',
+        [],
+        {
+          'retry-after': String(this.options.retryAfterS),
+        },
+      );
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+      // A stream's connection serves nothing after it: it closes with the stream (never left open, idle).
+      connection: 'close',
+    });
+    const start = this.source.head();
+    const client = new StreamClient(res, filter, this.options.clientBufferBytes, start);
+    this.clients.add(client);
+    res.once('close', () => {
+      this.clients.delete(client);
+      this.closed(request, reply, client);
+    });
+    client.write(`retry: ${this.options.retryMs}\n\n`);
+
+    if (lastEventId === undefined) return client.goLive(start);
+    const after = this.source.parse(lastEventId);
+    let reset: Reset | void = after === undefined ? { reset: 'unknown' } : undefined;
+    if (after !== undefined) {
+      client.resumeAfter(after);
+      try {
+        reset = await this.source.replay(after, start, (batch) => client.replay(batch));
+      } catch (err) {
+        request.log.error({ err }, 'event stream replay failed');
+        return client.drop('error');
+      }
+    }
+    if (reset) {
+      const body = {
+        type: RESET_EVENT,
+        timestamp: iso(this.clock.now()),
+        data: { reason: RESET_REASONS[reset.reset], lastEventId },
+      };
+      client.write(`id: ${this.source.format(start)}\nevent: ${RESET_EVENT}\ndata: ${JSON.stringify(body)}\n\n`);
+      client.resumeAfter(start);
+      return client.goLive(start);
+    }
+    client.goLive(start);
+  }
+
+  /** Ends every stream and stops following the source. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.heartbeat);
+    for (const client of this.clients) client.end('shutdown');
+    await this.source.close();
+  }
+
+  /**
+   * Offers each batch to every client; what they take is written at the end of the turn, once per client, however
+   * many changes committed during it.
+   */
+  private broadcast(batch: readonly Delivery[]): void {
+    for (const client of this.clients) client.offer(batch);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  private flushing = false;
+  private readonly flush = (): void => {
+    this.flushing = false;
+    for (const client of this.clients) client.flush();
+  };
+}

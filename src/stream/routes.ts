@@ -1,0 +1,81 @@
+import { Type } from 'typebox';
+import { responseHeaders } from '../http/openapi-responses.ts';
+import type { TypedApp } from '../http/typed.ts';
+import { STREAM_EVENT_TYPES, parseFilter, RESET_EVENT } from './catalog.ts';
+import type { StreamHub } from './hub.ts';
+
+export const STREAM_PATH = '/api/stream';
+
+const StreamQuery = Type.Object({
+  types: Type.Optional(
+    Type.String({
+      description:
+        'Only these event types: a comma-separated list of exact types or `<resource>.*` (`task.*,comment.created`). ' +
+        'An unknown type is a 400 `VALIDATION_ERROR`.',
+      examples: ['task.*,comment.created'],
+    }),
+  ),
+  projectId: Type.Optional(
+    Type.String({
+      description:
+        'Only the events of this project: the project itself, its tasks and milestones, the comments on it and on ' +
+        'its tasks, the time entries of its tasks.',
+      examples: ['proj_001'],
+    }),
+  ),
+  lastEventId: Type.Optional(
+    Type.String({
+      description:
+        'Resume after this event (its `id`), as the `Last-Event-ID` header does; the header wins when both are sent ' +
+        '(an `EventSource` sends it when it reconnects).',
+    }),
+  ),
+});
+
+const DESCRIPTION = `Server-sent events: every change made through the interface, as it commits, to browsers (\`EventSource\`) and scripts (\`curl -N\`).
+
+Each event: \`id:\` its position in the stream, \`event:\` its type, \`data:\` the JSON body a webhook receives, \`{ "type", "timestamp", "data" }\` (a webhook's \`data\` never carries its secret). Types: ${STREAM_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}.
+
+A client is subscribed from the moment the response headers are sent. Reconnecting with \`Last-Event-ID\` (or \`lastEventId=\`) first replays, in order, every matching event after that position, then goes on live, with nothing lost or repeated. A position the service does not recognize, or one older than the events kept (the last \`STREAM_REPLAY\` in memory; \`STREAM_RETENTION_MS\` on the durable stores), starts the stream with one \`event: ${RESET_EVENT}\` (its \`data.reason\` says why), then live.
+
+The stream starts with \`retry:\`, and a comment line (\`: keep-alive\`) comes every \`STREAM_HEARTBEAT_MS\`. A client that does not read is disconnected (it may resume). Beyond \`STREAM_MAX_CLIENTS\` connected clients: 503 with \`Retry-After\`.`;
+
+export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string): void {
+  app.get(STREAM_PATH, {
+    // API tokens may come as `access_token=` on this route: an EventSource cannot send headers.
+    config: { queryToken: true },
+    schema: {
+      operationId: 'streamEvents',
+      tags: [tag],
+      summary: 'Live event stream (server-sent events)',
+      description: DESCRIPTION,
+      querystring: StreamQuery,
+      headers: Type.Object({
+        'last-event-id': Type.Optional(Type.String({ description: 'Resume after this event (its `id`)' })),
+      }),
+      response: {
+        200: {
+          description: 'The stream, open until the client leaves or the service stops',
+          headers: responseHeaders,
+          content: {
+            'text/event-stream': {
+              schema: Type.String({
+                examples: [
+                  'retry: 2000\n\nid: 1795356000000001\nevent: task.created\ndata: {"type":"task.created","timestamp":"2026-11-22T10:00:00.000Z","data":{"id":"task_…"}}\n\n',
+                ],
+              }),
+            },
+          },
+        },
+      },
+    },
+    handler: async (request, reply) => {
+      const filter = parseFilter(request.query);
+      // HEAD: the headers a stream would have, and no stream.
+      if (request.method === 'HEAD') return reply.type('text/event-stream; charset=utf-8').send('');
+      const header = request.headers['last-event-id'];
+      const lastEventId = (header === '' ? undefined : header) ?? request.query.lastEventId;
+      await hub.serve(request, reply, filter, lastEventId === '' ? undefined : lastEventId);
+    },
+  });
+}

@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+
+/** One event as a client parses it. */
+export interface SseEvent {
+  readonly id: string | undefined;
+  readonly event: string;
+  readonly data: string;
+}
+
+/**
+ * A plain reader of an event stream over fetch, for tests: every event and comment received, in order, and ways
+ * to wait for more. Closed with `close()` (or when the server ends the stream: `ended` resolves).
+ */
+export class SseReader {
+  readonly events: SseEvent[] = [];
+  readonly comments: string[] = [];
+  retry: number | undefined;
+  readonly ended: Promise<void>;
+  private waiters: (() => void)[] = [];
+  private readonly abort = new AbortController();
+
+  private constructor(readonly response: Response) {
+    this.ended = this.pump().finally(() => this.wake());
+  }
+
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
+    const controller = new AbortController();
+    const response = await fetch(url, { headers, signal: controller.signal });
+    const reader = new SseReader(response);
+    reader.abort.signal.addEventListener('abort', () => controller.abort());
+    return reader;
+  }
+
+  /** Waits until `count` events have come (all of them so far, in order). */
+  async take(count: number, timeoutMs = 5_000): Promise<SseEvent[]> {
+    await this.until(() => this.events.length >= count, timeoutMs, `${count} events (got ${this.events.length})`);
+    return this.events.slice(0, count);
+  }
+
+  async until(ready: () => boolean, timeoutMs = 5_000, what = 'the condition'): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!ready()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private async pump(): Promise<void> {
+    if (!this.response.body) return;
+    const decoder = new TextDecoder();
+    let text = '';
+    try {
+      for await (const chunk of this.response.body) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end: number;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          this.block(text.slice(0, end));
+          text = text.slice(end + 2);
+        }
+        this.wake();
+      }
+    } catch {
+      // aborted or cut: `ended` resolves either way
+    }
+  }
+
+  private block(block: string): void {
+    let id: string | undefined;
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) {
+        this.comments.push(line);
+        continue;
+      }
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id') id = value;
+      else if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
+      else if (field === 'retry') this.retry = Number(value);
+    }
+    if (data.length > 0) this.events.push({ id, event, data: data.join('\n') });
+  }
+}
+
+/** The app listening on a free port of 127.0.0.1; answers its base URL. */
+export async function listening(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('not listening on a port');
+  return `http://127.0.0.1:${address.port}`;
+}

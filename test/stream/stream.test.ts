@@ -1,0 +1,324 @@
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import { EventSource } from 'eventsource';
+import { testApp, type TestApp } from '../helpers/app.ts';
+import { storeKind } from '../helpers/store.ts';
+import type { AppDeps } from '../../src/app.ts';
+import { listening, SseReader, type SseEvent } from './sse.ts';
+
+const body = (e: SseEvent) => JSON.parse(e.data) as { type: string; timestamp: string; data: Record<string, any> };
+
+async function streaming(t: TestContext, deps: AppDeps = {}): Promise<TestApp & { base: string; open: typeof open }> {
+  const app = await testApp(t, deps);
+  const base = await listening(app.app);
+  const readers: SseReader[] = [];
+  t.after(() => readers.forEach((r) => r.close()));
+  const open = async (query = '', headers: Record<string, string> = {}) => {
+    const reader = await SseReader.open(`${base}/api/stream${query}`, headers);
+    readers.push(reader);
+    return reader;
+  };
+  return { ...app, base, open };
+}
+
+describe('GET /api/stream', () => {
+  test('answers text/event-stream, advises retry, and sends a change with the webhook body', async (t) => {
+    const { api, base, open } = await streaming(t);
+    const stream = await open();
+    assert.equal(stream.response.status, 200);
+    assert.match(stream.response.headers.get('content-type')!, /^text\/event-stream/);
+    assert.ok(stream.response.headers.get('x-request-id'));
+    const created = await api.post('/api/tasks', { projectId: 'proj_001', title: 'Streamed' });
+    const [event] = await stream.take(1);
+    assert.equal(stream.retry, 2_000);
+    assert.equal(event!.event, 'task.created');
+    assert.match(event!.id!, /^\d+(-\d+)?$/);
+    assert.deepEqual(body(event!), {
+      type: 'task.created',
+      timestamp: created.body.data.createdAt,
+      data: created.body.data,
+    });
+  });
+
+  test('sends every kind of change, and never a webhook secret', async (t) => {
+    const { api, open } = await streaming(t);
+    const stream = await open();
+    const project = (await api.post('/api/projects', { name: 'P', teamId: 'team_001' })).body.data;
+    const task = (await api.post('/api/tasks', { projectId: project.id, title: 'T', assignee: 'bob' })).body.data;
+    await api.patch(`/api/tasks/${task.id}`, { status: 'in_progress' });
+    const team = (await api.post('/api/teams', { name: 'Team' })).body.data;
+    await api.patch(`/api/teams/${team.id}`, { name: 'Team 2' });
+    const comment = (
+      await api.post('/api/comments', { targetType: 'task', targetId: task.id, author: 'carol', body: 'hi' })
+    ).body.data;
+    const milestone = (await api.post('/api/milestones', { projectId: project.id, title: 'M' })).body.data;
+    await api.patch(`/api/milestones/${milestone.id}`, { status: 'reached' });
+    await api.post('/api/time-entries', { taskId: task.id, username: 'bob', hours: 1, date: '2026-11-20' });
+    const hook = await api.post('/api/webhooks', { url: 'https://example.com/hook', events: ['*'] });
+    assert.ok(hook.body.data.secret);
+    await api.patch(`/api/webhooks/${hook.body.data.id}`, { active: false });
+    await api.delete(`/api/webhooks/${hook.body.data.id}`);
+    await api.post('/api/activity-log', {
+      action: 'sprint.started',
+      actor: 'alice',
+      resourceType: 'project',
+      resourceId: project.id,
+    });
+    await api.delete(`/api/comments/${comment.id}`);
+    await api.delete(`/api/projects/${project.id}`);
+    await stream.until(() => stream.events.some((e) => e.event === 'project.deleted'));
+    const types = new Set(stream.events.map((e) => e.event));
+    for (const type of [
+      'project.created',
+      'task.created',
+      'task.updated',
+      'team.created',
+      'team.updated',
+      'comment.created',
+      'comment.deleted',
+      'milestone.created',
+      'milestone.updated',
+      'milestone.reached',
+      'time_entry.created',
+      'time_entry.deleted',
+      'webhook.created',
+      'webhook.updated',
+      'webhook.deleted',
+      'notification.created',
+      'activity.created',
+      'sprint.started',
+      'task.deleted',
+      'milestone.deleted',
+      'project.deleted',
+    ]) {
+      assert.ok(types.has(type), `${type} in ${[...types].join(', ')}`);
+    }
+    for (const event of stream.events) {
+      assert.equal(body(event).type, event.event);
+      assert.doesNotMatch(event.data, /whsec_|"secret"/);
+    }
+    // Positions only grow.
+    const ids = stream.events.map((e) => e.id!);
+    assert.equal(new Set(ids).size, ids.length);
+  });
+
+  test('types= keeps exact types and <resource>.*; an unknown type is a 400 before any stream', async (t) => {
+    const { api, open } = await streaming(t);
+    const stream = await open('?types=task.*,comment.created');
+    await api.post('/api/projects', { name: 'Not sent' });
+    const task = (await api.post('/api/tasks', { projectId: 'proj_001', title: 'T' })).body.data;
+    await api.patch(`/api/tasks/${task.id}`, { title: 'T2' });
+    await api.post('/api/comments', { targetType: 'task', targetId: task.id, author: 'carol' });
+    const events = await stream.take(3);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['task.created', 'task.updated', 'comment.created'],
+    );
+
+    for (const types of ['task.nope', 'bogus.*', 'task.created,,', '']) {
+      const res = await api.get(`/api/stream?types=${encodeURIComponent(types)}`);
+      assert.equal(res.status, 400, types);
+      assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+      assert.equal(res.body.error.details[0].field, 'types');
+    }
+  });
+
+  test('projectId= keeps the project, its tasks, milestones, comments and time entries', async (t) => {
+    const { api, open } = await streaming(t);
+    const stream = await open('?projectId=proj_001');
+    await api.post('/api/tasks', { projectId: 'proj_002', title: 'Other project' });
+    await api.post('/api/comments', { targetType: 'task', targetId: 'task_001', author: 'carol' });
+    await api.post('/api/time-entries', { taskId: 'task_001', username: 'bob', hours: 2, date: '2026-11-20' });
+    await api.post('/api/comments', { targetType: 'project', targetId: 'proj_001', author: 'carol' });
+    await api.post('/api/milestones', { projectId: 'proj_001', title: 'M' });
+    await api.put('/api/projects/proj_001', { name: 'Renamed' });
+    await api.post('/api/teams', { name: 'Not of a project' });
+    const task = (await api.post('/api/tasks', { projectId: 'proj_001', title: 'Mine' })).body.data;
+    await api.delete(`/api/tasks/${task.id}`);
+    await stream.until(() => stream.events.some((e) => e.event === 'task.deleted'));
+    assert.deepEqual(
+      stream.events.map((e) => e.event),
+      [
+        'comment.created',
+        'time_entry.created',
+        'comment.created',
+        'milestone.created',
+        'project.updated',
+        'task.created',
+        'task.deleted',
+      ],
+    );
+  });
+
+  test('resumes after Last-Event-ID (header or query): replay in order, then live, nothing lost or repeated', async (t) => {
+    const { api, open } = await streaming(t);
+    const first = await open();
+    for (let i = 0; i < 5; i++) await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` });
+    const seen = await first.take(5);
+    first.close();
+    const byHeader = await open('', { 'last-event-id': seen[1]!.id! });
+    const byQuery = await open(`?lastEventId=${seen[1]!.id!}`);
+    // The header wins over the query (an EventSource resends its URL's query with a newer header).
+    const both = await open(`?lastEventId=${seen[0]!.id!}`, { 'last-event-id': seen[3]!.id! });
+    await api.post('/api/tasks', { projectId: 'proj_001', title: 'live' });
+    for (const stream of [byHeader, byQuery]) {
+      const events = await stream.take(4);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        [...seen.slice(2).map((e) => e.id), events[3]!.id],
+      );
+      assert.equal(body(events[3]!).data.title, 'live');
+    }
+    const events = await both.take(2);
+    assert.deepEqual(
+      events.map((e) => body(e).data.title),
+      ['T4', 'live'],
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(byHeader.events.length, 4);
+  });
+
+  test('resumes while changes go on: every event once, in order', async (t) => {
+    const { api, open } = await streaming(t);
+    const all = await open();
+    const first = await open();
+    const writes = (async () => {
+      for (let i = 0; i < 40; i++) await api.post('/api/tasks', { projectId: 'proj_001', title: `W${i}` });
+    })();
+    await first.take(5);
+    first.close();
+    const resumed = await open('', { 'last-event-id': first.events[4]!.id! });
+    await writes;
+    await all.take(40);
+    await resumed.take(35);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(
+      [...first.events.slice(0, 5), ...resumed.events].map((e) => e.id),
+      all.events.map((e) => e.id),
+    );
+  });
+
+  test('a position it does not recognize: one stream.reset, then live', async (t) => {
+    const { api, open } = await streaming(t);
+    for (const id of ['garbage', '99999999999999999', '1-2-3', '12']) {
+      const stream = await open('', { 'last-event-id': id });
+      await api.post('/api/tasks', { projectId: 'proj_001', title: id });
+      const [reset, live] = await stream.take(2);
+      assert.equal(reset!.event, 'stream.reset', id);
+      const data = body(reset!);
+      assert.equal(data.type, 'stream.reset');
+      assert.equal(data.data.lastEventId, id);
+      assert.match(data.data.reason, /not a position|older/);
+      assert.equal(live!.event, 'task.created');
+      stream.close();
+    }
+  });
+
+  test('heartbeats: a comment every STREAM_HEARTBEAT_MS', async (t) => {
+    const { open } = await streaming(t, { config: { logLevel: 'silent', streamHeartbeatMs: 100 } });
+    const stream = await open();
+    await stream.until(() => stream.comments.length >= 2, 3_000, 'two heartbeats');
+    assert.equal(stream.comments[0], ': keep-alive');
+  });
+
+  test('beyond STREAM_MAX_CLIENTS: 503 with Retry-After; a place frees when a client leaves', async (t) => {
+    const { base, open } = await streaming(t, { config: { logLevel: 'silent', streamMaxClients: 2 } });
+    const a = await open();
+    await open();
+    const refused = await fetch(`${base}/api/stream`);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.equal(((await refused.json()) as any).error.code, 'SERVICE_UNAVAILABLE');
+    a.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await open();
+    assert.equal(again.response.status, 200);
+  });
+
+  test('the eventsource package receives events and resumes after the server drops the connection', async (t) => {
+    const { api, base, app } = await streaming(t);
+    const es = new EventSource(`${base}/api/stream?types=task.created`);
+    t.after(() => es.close());
+    const got: MessageEvent[] = [];
+    es.addEventListener('task.created', (e) => got.push(e));
+    await new Promise<void>((resolve, reject) => {
+      es.onopen = () => resolve();
+      es.onerror = (e) => reject(new Error(`eventsource error: ${String(e.message)}`));
+    });
+    es.onerror = () => {};
+    await api.post('/api/tasks', { projectId: 'proj_001', title: 'one' });
+    await waitFor(() => got.length === 1);
+    // The server drops every connection; meanwhile a change is made. The client reconnects with Last-Event-ID.
+    app.server.closeAllConnections();
+    await api.post('/api/tasks', { projectId: 'proj_001', title: 'two' });
+    await waitFor(() => got.length === 2, 8_000);
+    assert.deepEqual(
+      got.map((e) => JSON.parse(e.data).data.title),
+      ['one', 'two'],
+    );
+    assert.equal(got[1]!.lastEventId, es.readyState === EventSource.OPEN ? got[1]!.lastEventId : '');
+  });
+
+  test('the stream ends at once when the service closes', async (t) => {
+    const { app, open } = await streaming(t);
+    const stream = await open();
+    const started = Date.now();
+    await app.close();
+    await stream.ended;
+    assert.ok(Date.now() - started < 2_000, `closed in ${Date.now() - started} ms`);
+  });
+});
+
+async function waitFor(ready: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('GET /api/stream: replay window and access lines', () => {
+  const memoryOnly = { skip: storeKind() !== 'memory' && "the ring is the memory store's window" };
+  test(
+    'in memory, a position older than the last STREAM_REPLAY events: one stream.reset, then live',
+    memoryOnly,
+    async (t) => {
+      const { api, app } = await testApp(t, { config: { logLevel: 'silent', streamReplay: 3 } });
+      const base = await listening(app);
+      const first = await SseReader.open(`${base}/api/stream`);
+      t.after(() => first.close());
+      for (let i = 0; i < 5; i++) await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` });
+      const seen = await first.take(5);
+      // The last three can be resumed from: after the second, the three that follow.
+      const recent = await SseReader.open(`${base}/api/stream`, { 'last-event-id': seen[1]!.id! });
+      t.after(() => recent.close());
+      assert.deepEqual(
+        (await recent.take(3)).map((e) => e.id),
+        seen.slice(2).map((e) => e.id),
+      );
+      const old = await SseReader.open(`${base}/api/stream`, { 'last-event-id': seen[0]!.id! });
+      t.after(() => old.close());
+      const [reset] = await old.take(1);
+      assert.equal(reset!.event, 'stream.reset');
+      assert.match(JSON.parse(reset!.data).data.reason, /older/);
+      assert.equal(reset!.id, seen[4]!.id, 'the reset names where the stream is');
+    },
+  );
+
+  test('one access line per stream, when it closes', async (t) => {
+    const lines: string[] = [];
+    const { default: pino } = await import('pino');
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const { app } = await testApp(t, { logger });
+    const base = await listening(app);
+    const stream = await SseReader.open(`${base}/api/stream?types=task.*`);
+    await new Promise((r) => setTimeout(r, 100));
+    const ofStream = () => lines.filter((l) => l.includes('/api/stream'));
+    assert.equal(ofStream().length, 0, 'nothing while it is open');
+    stream.close();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(ofStream().length, 1, lines.join(''));
+    assert.match(ofStream()[0]!, /"statusCode":200/);
+    assert.match(ofStream()[0]!, /"msg":"request completed"/);
+  });
+});
