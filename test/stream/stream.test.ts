@@ -38,6 +38,9 @@ describe('GET /api/stream', () => {
       timestamp: created.body.data.createdAt,
       data: created.body.data,
     });
+    const head = await fetch(`${base}/api/stream`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.match(head.headers.get('content-type')!, /^text\/event-stream/);
   });
 
   test('sends every kind of change, and never a webhook secret', async (t) => {
