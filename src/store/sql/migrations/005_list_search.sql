@@ -38,7 +38,8 @@ CREATE INDEX time_entries_updated_at ON time_entries (updated_at, seq);
 -- counting every row grows with the table. Triggers append one row per statement with its change (+n or -n), so
 -- concurrent writers never update the same row; the total is the sum of a table's rows. Every 128th row, the
 -- trigger folds the rows into one per table (one statement: rows of transactions not yet committed are left for the
--- next fold), so a sum reads at most a few hundred small rows.
+-- next fold), so a sum reads at most a few hundred small rows. Under SERIALIZABLE write transactions only a fold
+-- reads what others write: one write statement in 128 may then meet a serialization failure and be retried.
 CREATE TABLE record_totals (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   table_name text NOT NULL,
