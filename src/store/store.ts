@@ -7,6 +7,7 @@ import type { Task } from '../resources/tasks/schema.ts';
 import type { Team } from '../resources/teams/schema.ts';
 import type { TimeEntry } from '../resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
+import type { DeliveryLog } from '../webhooks/outbox.ts';
 import type { ActivityLog, Collection } from './types.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface Collections {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  /** The webhook outbox and delivery log (webhooks/outbox.ts): a change adds its deliveries through its `tx`. */
+  readonly deliveries: DeliveryLog;
 }
 
 /**

@@ -352,6 +352,9 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
       createdAt: '2026-11-22T10:00:01.000Z',
       completedAt: '2026-11-22T10:00:01.000Z',
       nextAttemptAt: null,
+      url: 'https://hooks.example.com/pm/tasks',
+      queuedMs: 0,
+      stopReason: null,
     },
     {
       id: 'dlv_test00000001',
@@ -366,6 +369,9 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
       createdAt: NOW,
       completedAt: NOW,
       nextAttemptAt: null,
+      url: 'https://hooks.example.com/pm/tasks',
+      queuedMs: 0,
+      stopReason: null,
     },
   ]);
   assert.match(res.body.data[0].eventId, /^evt_/);

@@ -11,11 +11,14 @@ import { TransactionScope } from '../scope.ts';
 import type { Collections, Store } from '../store.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
+import { MemoryDeliveryLog } from './deliveries.ts';
 import { UndoLog } from './undo.ts';
 
 export interface MemoryStoreOptions {
   /** At most this many activity entries are kept, the oldest dropped (`ACTIVITY_LOG_MAX`); default 1,000,000. */
   activityLogMax?: number;
+  /** Webhook delivery attempts kept per webhook (`WEBHOOK_HISTORY`); default 100. */
+  webhookHistory?: number;
 }
 
 /**
@@ -37,12 +40,14 @@ export class MemoryStore implements Store {
   readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events']);
   readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read']);
   readonly activity: MemoryActivityLog<ActivityEntry>;
+  readonly deliveries: MemoryDeliveryLog;
 
   private tail: Promise<unknown> = Promise.resolve();
   private readonly scope = new TransactionScope();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.activity = new MemoryActivityLog<ActivityEntry>({ max: options.activityLogMax });
+    this.deliveries = new MemoryDeliveryLog(options.webhookHistory ?? 100);
   }
 
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
@@ -75,6 +80,7 @@ export class MemoryStore implements Store {
         webhooks: undo.collection(this.webhooks),
         notifications: undo.collection(this.notifications),
         activity: undo.activityLog(this.activity),
+        deliveries: undo.deliveryLog(this.deliveries),
       });
     } catch (error) {
       undo.rollBack();

@@ -19,6 +19,11 @@ export interface SqlDriver extends SqlClient {
    * Statements run outside `work` (on the driver itself) may use other connections.
    */
   transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R>;
+  /**
+   * Calls `onNotify` for each `NOTIFY` on `channel`, on a connection of its own (a PostgreSQL server; the embedded
+   * one has no other process to hear from). Resolves to a function that stops listening.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

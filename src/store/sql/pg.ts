@@ -31,8 +31,10 @@ export class PgDriver implements SqlDriver {
   /** Where the server is, for messages: its host, port and database, never the password. */
   readonly location: string;
   private readonly pool: pg.Pool;
+  private readonly connectionString: string;
 
   constructor(options: PgOptions) {
+    this.connectionString = options.connectionString;
     const { statementTimeoutMs } = options;
     this.location = describe(options.connectionString);
     this.pool = new pg.Pool({
@@ -85,6 +87,50 @@ export class PgDriver implements SqlDriver {
       connection.release(broken);
       throw translateError(error);
     }
+  }
+
+  /**
+   * LISTEN on a client of its own, outside the pool. A connection lost is opened again after a pause (notifications
+   * sent meanwhile are missed: listeners poll as a backstop).
+   */
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
+      c.on('error', () => {
+        c.end().catch(ignore);
+        if (stopped || client !== c) return;
+        client = undefined;
+        retry = setTimeout(() => void connect().catch(ignore), 1_000);
+        retry.unref();
+      });
+      c.on('notification', (n) => {
+        if (n.channel === channel) onNotify();
+      });
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      } catch (error) {
+        await c.end().catch(ignore);
+        if (!stopped) {
+          retry = setTimeout(() => void connect().catch(ignore), 1_000);
+          retry.unref();
+        }
+        throw translateError(error);
+      }
+      if (stopped) await c.end().catch(ignore);
+      else client = c;
+      onNotify(); // whatever was announced while not listening
+    };
+    await connect().catch(ignore);
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(ignore);
+      client = undefined;
+    };
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,8 @@ import type { Collections, Store } from '../store.ts';
 import type { ActivityLog, Collection } from '../types.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
+import { SqlDeliveryLog } from './deliveries.ts';
+import type { DeliveryLog } from '../../webhooks/outbox.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
@@ -21,7 +23,7 @@ const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key
 >;
 
 /** The collections over one database connection (or the pool). */
-function collectionsOn(db: SqlClient): Collections {
+function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
   return {
     projects: new SqlCollection<Project>(db, SQL.projects),
     tasks: new SqlCollection<Task>(db, SQL.tasks),
@@ -32,6 +34,7 @@ function collectionsOn(db: SqlClient): Collections {
     webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
     activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity),
+    deliveries: new SqlDeliveryLog(db, driver),
   };
 }
 
@@ -54,10 +57,11 @@ export class SqlStore implements Store {
   readonly webhooks: Collection<WebhookRecord>;
   readonly notifications: Collection<Notification>;
   readonly activity: ActivityLog<ActivityEntry>;
+  readonly deliveries: DeliveryLog;
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
-    const c = collectionsOn(driver);
+    const c = collectionsOn(driver, driver);
     this.projects = c.projects;
     this.tasks = c.tasks;
     this.teams = c.teams;
@@ -67,6 +71,7 @@ export class SqlStore implements Store {
     this.webhooks = c.webhooks;
     this.notifications = c.notifications;
     this.activity = c.activity;
+    this.deliveries = c.deliveries;
   }
 
   get kind(): SqlDriver['kind'] {
@@ -90,7 +95,7 @@ export class SqlStore implements Store {
   async seed(options: { reset?: boolean } = {}): Promise<boolean> {
     return this.exclusive(async (client, tx) => {
       if (options.reset) {
-        await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')} RESTART IDENTITY`);
+        await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries RESTART IDENTITY`);
       } else {
         const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
           `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +
