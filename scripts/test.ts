@@ -25,6 +25,7 @@ const SLOW = [
   'test/abuse/secrets.test.ts',
   'test/abuse/shutdown.test.ts',
   'test/e2e/',
+  'test/e2e/webhook-outbox.test.ts',
   'test/fuzz/',
   'test/http/logging.test.ts',
   'test/openapi/docs-browser.test.ts',
