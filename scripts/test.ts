@@ -50,6 +50,7 @@ const ON_EVERY_STORE = [
   'test/resources/',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/limits.test.ts',
+  'test/webhooks/outbox.test.ts',
   'test/webhooks/url-guard.test.ts',
 ];
 

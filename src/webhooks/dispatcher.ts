@@ -432,7 +432,12 @@ export class WebhookDispatcher {
   }
 
   /** Writes an attempt's outcome (and the attempt that follows), then tells the observer. */
-  private async record(flight: InFlight, done: StoredDelivery, next?: StoredDelivery): Promise<void> {
+  private async record(
+    flight: InFlight,
+    done: StoredDelivery,
+    next?: StoredDelivery,
+    then?: () => Promise<void>,
+  ): Promise<void> {
     const kept = await this.outbox.settle(done, this.owner, next);
     flight.settled = true;
     if (!kept) {
@@ -443,6 +448,7 @@ export class WebhookDispatcher {
       return;
     }
     if (next) this.wakeUpAt(Date.parse(next.dueAt), Date.parse(done.completedAt!));
+    await then?.(); // what the outcome causes (a 410 switching the webhook off), before the observer hears of it
     this.notify(recordOf(done));
   }
 
@@ -593,16 +599,15 @@ export class WebhookDispatcher {
     if (responseStatus === 410) {
       this.s.log.info(log, 'webhook receiver answered 410 Gone: no retry');
       done.stopReason = 'gone (410)';
-      await this.record(flight, done);
       const { onGone } = this.s;
-      if (onGone) {
+      return this.record(flight, done, undefined, async () => {
+        if (!onGone) return;
         await Promise.resolve()
           .then(() => onGone(row.webhookId, hook.url))
           .catch((err: unknown) =>
             this.s.log.error({ err, webhookId: row.webhookId }, 'webhook onGone callback failed'),
           );
-      }
-      return;
+      });
     }
     const delay = delayBeforeRetry(row.attempt, result.retryAfter, now, this.s);
     if (delay === null) {
