@@ -52,7 +52,12 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const store = new MemoryStore();
 const events = new EventBus(pino({ level: 'silent' }));
 const app = await buildApp({ store, events, config: { logLevel: 'silent' } });
-const noDeliveries = { enqueue: () => undefined, deliveries: () => [], redeliver: () => undefined };
+const noDeliveries = {
+  send: () => Promise.reject(new Error('no deliveries here')),
+  deliveries: async () => [],
+  redeliver: async () => undefined,
+  redeliverFailed: async () => [],
+};
 const services = createServices({ store, events, clock: runtime.systemClock, ids: runtime.randomIds }, noDeliveries);
 await app.ready();
 for (const id of ['wh_001', 'wh_002', 'wh_003']) await services.webhooks.update(id, { active: false });

@@ -25,6 +25,7 @@ const SLOW = [
   'test/abuse/secrets.test.ts',
   'test/abuse/shutdown.test.ts',
   'test/e2e/',
+  'test/e2e/webhook-outbox.test.ts',
   'test/fuzz/',
   'test/http/logging.test.ts',
   'test/openapi/docs-browser.test.ts',
@@ -52,6 +53,7 @@ const ON_EVERY_STORE = [
   'test/stream/stream.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/webhooks/limits.test.ts',
+  'test/webhooks/outbox.test.ts',
   'test/webhooks/url-guard.test.ts',
 ];
 

@@ -7,7 +7,7 @@ import type { ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
-import { webhookConsumer } from './events/webhooks.ts';
+import { webhookOutboxConsumer, webhookWakeConsumer } from './events/webhooks.ts';
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
@@ -23,6 +23,9 @@ import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
+
+/** Of the shutdown grace period, what webhook attempts leave to give the unfinished ones back and close the store. */
+const CLOSE_MARGIN_MS = 1_000;
 
 export interface AppDeps {
   config?: Partial<Config>;
@@ -78,8 +81,10 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   // connection busy when the listener closed would otherwise stay open, idle, until KEEP_ALIVE_TIMEOUT_MS and hold
   // the shutdown past its grace period).
   let closing = false;
+  let closingSince = 0;
   app.addHook('preClose', async () => {
     closing = true;
+    closingSince = performance.now();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
@@ -102,14 +107,23 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     retrySchedule: config.webhookRetrySchedule,
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
+    perWebhookConcurrency: config.webhookConcurrencyPerWebhook,
     maxQueue: config.webhookMaxQueue,
     historyPerWebhook: config.webhookHistory,
+    historyDays: config.webhookHistoryDays,
+    pollMs: config.webhookPollMs,
     allowPrivate: config.webhookAllowPrivate,
-    // A receiver that answers 410 Gone wants no more: the webhook is switched off (recorded as a change by system).
-    onGone: async (id) => {
-      await services.webhooks.update(id, { active: false });
+    outbox: store.deliveries,
+    // A receiver that answers 410 Gone wants no more: the webhook is switched off (recorded as a change by system),
+    // unless its URL changed since (the 410 came from the old one).
+    onGone: async (id, url) => {
+      if ((await store.webhooks.get(id))?.url === url) await services.webhooks.update(id, { active: false });
     },
-    isActive: async (id) => (await store.webhooks.get(id))?.active === true,
+    // Every attempt goes to the webhook as it is now.
+    current: async (id) => {
+      const hook = await store.webhooks.get(id);
+      return hook && { id: hook.id, url: hook.url, secret: hook.secret, active: hook.active };
+    },
     ...deps.webhooks,
   });
   const services = createServices(serviceDeps, dispatcher);
@@ -144,9 +158,10 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   ]);
 
   // What the service does by itself with every change: in its transaction, the event stream's entries, the audit
-  // trail and the users' notifications (all commit together or not at all); once committed, the stream's clients
-  // and signed deliveries to the webhooks subscribed (queued, never awaited). The stream's entries come first, so
-  // that a change's own event precedes those of the notifications it causes.
+  // trail, the users' notifications and the deliveries to the webhooks subscribed, written to the outbox (all
+  // commit together or not at all); once committed, the stream's clients are sent the change and the delivery
+  // workers are woken (never awaited). The stream's entries come first, so that a change's own event precedes
+  // those of the notifications it causes.
   const stream = await registerStream(typed, {
     store,
     events,
@@ -158,15 +173,17 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  events.subscribe('webhooks', webhookConsumer(store, dispatcher, ids));
+  events.subscribeInTransaction('webhooks', webhookOutboxConsumer(dispatcher, ids));
+  events.subscribe('webhooks', webhookWakeConsumer(dispatcher));
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
 
   if (deps.seed ?? true) await seed(store);
   app.addHook('onClose', async () => {
-    // The listener is closed and requests are done: deliveries in flight get a short grace, the rest is logged.
-    const { abandoned } = await dispatcher.close(Math.min(config.shutdownGraceMs, config.webhookCloseGraceMs));
-    if (abandoned > 0) app.log.warn({ abandoned }, 'webhook deliveries abandoned at shutdown');
+    // The listener is closed and requests are done: webhook attempts in flight get what is left of the grace period
+    // (less a margin to give the unfinished ones back to the outbox, for the next start or another instance).
+    const left = config.shutdownGraceMs - (performance.now() - closingSince) - CLOSE_MARGIN_MS;
+    await dispatcher.close(Math.max(0, Math.floor(left)));
     await store.close();
   });
   return app;

@@ -59,7 +59,10 @@ export const ConfigSchema = Type.Object({
   logLevel: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   /** Largest accepted request body, in bytes. */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
-  /** How long in-flight requests (and webhook deliveries) may take to finish after SIGINT/SIGTERM, in ms. */
+  /**
+   * How long in-flight requests and webhook attempts may take to finish after SIGINT/SIGTERM, in ms; attempts still
+   * unfinished then are left in the outbox for the next start (or another instance) to retry.
+   */
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
   /** A client must send a request's complete headers within this time (else 408 and the connection closes). */
   headersTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
@@ -79,10 +82,15 @@ export const ConfigSchema = Type.Object({
   /** Deliver to loopback, private, link-local and metadata addresses too. */
   webhookAllowPrivate: Type.Boolean({ default: false }),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 16 }),
+  /** Attempts in flight at once to one webhook (per instance): a receiver that hangs holds at most these slots. */
+  webhookConcurrencyPerWebhook: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
   webhookMaxQueue: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Attempt records kept per webhook by the memory store. */
   webhookHistory: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
-  /** How long webhook deliveries in flight may finish when the service stops; at most `shutdownGraceMs` is used. */
-  webhookCloseGraceMs: Type.Integer({ minimum: 0, default: 3_000 }),
+  /** Days attempt records are kept by a durable store (pruned hourly). */
+  webhookHistoryDays: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
+  /** How often a durable store is looked at for due deliveries that no notification announced, in ms. */
+  webhookPollMs: Type.Integer({ minimum: 50, maximum: 3_600_000, default: 1_000 }),
   /** Keep the records in an embedded PostgreSQL in this folder (created if missing); they survive restarts. */
   dataDir: Type.Optional(Type.String({ minLength: 1 })),
   /** Keep the records in this PostgreSQL server (`postgres://user:password@host:port/database`). */

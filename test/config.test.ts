@@ -22,7 +22,8 @@ test('defaults: 127.0.0.1:3000, info, 1 MiB bodies, the production retry schedul
   assert.equal(c.logLevel, 'info');
   assert.equal(c.bodyLimit, 1_048_576);
   assert.deepEqual(c.webhookRetrySchedule, [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
-  assert.equal(c.webhookCloseGraceMs, 3_000);
+  assert.equal(c.webhookConcurrencyPerWebhook, 4);
+  assert.equal(c.webhookHistoryDays, 30);
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.webhookRetrySchedule));
   assert.deepEqual(DEFAULT_CONFIG, c);
 });
@@ -75,13 +76,13 @@ test('webhook settings: the retry schedule becomes milliseconds at start; none m
   const c = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s', WEBHOOK_ALLOW_PRIVATE: 'true' }, [
     '--webhook-timeout-ms',
     '500',
-    '--webhook-close-grace-ms',
-    '0',
+    '--webhook-history-days',
+    '7',
   ]);
   assert.deepEqual(c.webhookRetrySchedule, [200, 500, 1_000]);
   assert.equal(c.webhookAllowPrivate, true);
   assert.equal(c.webhookTimeoutMs, 500);
-  assert.equal(c.webhookCloseGraceMs, 0);
+  assert.equal(c.webhookHistoryDays, 7);
   assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'none' }, []).webhookRetrySchedule, []);
   assert.deepEqual(loadConfig({}, ['--webhook-retry-schedule', ' 1.5s, 2m ']).webhookRetrySchedule, [1_500, 120_000]);
   const name = /WEBHOOK_RETRY_SCHEDULE \(--webhook-retry-schedule\): /;

@@ -1,9 +1,9 @@
 import type { IdGenerator } from '../core/runtime.ts';
 import { EVENT_TYPES, WILDCARD } from '../resources/webhooks/schema.ts';
-import type { Collections } from '../store/store.ts';
 import { AnyOf } from '../store/types.ts';
+import type { DeliveryLog } from '../webhooks/outbox.ts';
 import type { DeliveryTarget, OutboundEvent } from '../webhooks/types.ts';
-import type { Consumer } from './bus.ts';
+import type { Consumer, TransactionalConsumer } from './bus.ts';
 import { milestoneReached, recordOf } from './derived.ts';
 import type { DomainEvent } from './types.ts';
 
@@ -37,20 +37,33 @@ export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent
   return changeEvents(event, ids).filter((outbound) => DELIVERED.has(outbound.type));
 }
 
+/** What the webhook consumers need of the dispatcher. */
+export interface Outbox {
+  stage(log: DeliveryLog, target: DeliveryTarget, event: OutboundEvent): Promise<unknown>;
+  wake(): void;
+  forget(webhookId: string): void;
+}
+
 /**
- * Queues every webhook event for the active webhooks subscribed to its type or to `*`, once its change has
- * committed. Never waits on delivery.
+ * Writes a delivery for every webhook event to each active webhook subscribed to its type or to `*`, into the
+ * outbox, in the change's own transaction: a change that rolls back sends nothing, one that commits is delivered
+ * even if the process dies the next instant.
  */
-export function webhookConsumer(
-  store: Pick<Collections, 'webhooks'>,
-  dispatcher: { enqueue(target: DeliveryTarget, event: OutboundEvent): void; forget(webhookId: string): void },
-  ids: IdGenerator,
-): Consumer {
-  return async (event) => {
-    if (event.type === 'webhook.deleted') dispatcher.forget(String(recordOf(event).id));
+export function webhookOutboxConsumer(outbox: Outbox, ids: IdGenerator): TransactionalConsumer {
+  return async (event, unit) => {
     for (const outbound of outboundFor(event, ids)) {
-      const hooks = await store.webhooks.list({ active: true, events: new AnyOf(outbound.type, WILDCARD) });
-      for (const hook of hooks) dispatcher.enqueue({ id: hook.id, url: hook.url, secret: hook.secret }, outbound);
+      const hooks = await unit.tx.webhooks.list({ active: true, events: new AnyOf(outbound.type, WILDCARD) });
+      for (const hook of hooks) {
+        await outbox.stage(unit.tx.deliveries, { id: hook.id, url: hook.url, secret: hook.secret }, outbound);
+      }
     }
+  };
+}
+
+/** Once a change has committed, wakes the delivery workers of this process (others hear of it by NOTIFY). */
+export function webhookWakeConsumer(outbox: Outbox): Consumer {
+  return (event) => {
+    if (event.type === 'webhook.deleted') outbox.forget(String(recordOf(event).id));
+    outbox.wake();
   };
 }

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { iso } from '../core/runtime.ts';
-import { DeliveryHistory } from './history.ts';
-import { resolveOptions, type DispatcherOptions as Options, type Settings } from './options.ts';
-import { WorkQueue } from './queue.ts';
+import { MemoryDeliveryLog } from '../store/memory/deliveries.ts';
+import { resolveOptions, type CurrentWebhook, type DispatcherOptions as Options, type Settings } from './options.ts';
+import { recordOf, type DeliveryLog, type DeliveryQuery, type StoredDelivery } from './outbox.ts';
 import { delayBeforeRetry } from './retry.ts';
 import { describeError, precheck, sendOnce, type AttemptResult } from './send.ts';
 import { signingKey, webhookHeaders } from './signing.ts';
@@ -25,44 +26,59 @@ export interface DispatcherOptions extends Options {
   observer?: DeliveryObserver;
 }
 
-/** One event on its way to one webhook: a chain of attempts, each with its own record. */
-interface Delivery {
-  readonly target: DeliveryTarget;
-  readonly event: OutboundEvent;
-  readonly eventId: string;
-  readonly eventType: string;
-  attempt: number;
-  record: DeliveryRecord;
-  timer?: unknown;
-  cancelled: boolean;
+/** A claimed attempt in flight, and when it was claimed. */
+interface InFlight {
+  readonly row: StoredDelivery;
+  readonly claimedAt: Date;
+  /** Whether its result was kept (false: cut short by the shutdown, given back to the outbox). */
+  settled: boolean;
 }
 
-type Outcome = Pick<DeliveryRecord, 'responseStatus' | 'error' | 'durationMs'>;
-const SHOWN_ON_CLOSE = 50;
 const DROP_LOG_INTERVAL_MS = 10_000;
 /** URLs whose precheck is remembered (forgotten all at once past this many). */
 const PRECHECKS_KEPT = 1_000;
+/** A lease outlasts the attempt's timeout by this much: signing, the settle write, a busy event loop. */
+const LEASE_MARGIN_MS = 5_000;
+/** How often a durable store's old attempt records are pruned. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Delivers events to webhooks in the background: a bounded queue, bounded concurrency, retries on
- * timers, one `DeliveryRecord` per attempt. Nothing here throws into, or waits on, the caller.
+ * Delivers events to webhooks in the background, from an outbox (outbox.ts): each delivery is a row written with
+ * the change that caused it; workers claim due rows, at most `concurrency` in flight and `perWebhookConcurrency`
+ * per webhook (so a receiver that hangs holds only its own share), make the attempt with the webhook as it is now,
+ * record it, and add the next attempt of a failed one, due when the retry schedule says. The dispatcher is woken
+ * at once when a change commits (in-process) or is announced (LISTEN/NOTIFY on PostgreSQL), by a timer at the next
+ * due time, and by a poll on a durable store as a backstop. Nothing here throws into, or waits on, the caller.
  */
 export class WebhookDispatcher {
   private readonly s: Settings;
+  private readonly outbox: DeliveryLog;
   private readonly agent: Dispatcher;
-  private readonly history: DeliveryHistory<Delivery>;
-  private readonly queue: WorkQueue<Delivery>;
-  private readonly retrying = new Set<Delivery>();
-  private readonly bodies = new WeakMap<OutboundEvent, string>();
+  private readonly owner = randomUUID();
   private readonly prechecked = new Map<string, AttemptResult | null>();
+  private readonly bodies = new WeakMap<OutboundEvent, string>();
+  /** Attempts cut short by the shutdown, to give back to the outbox. */
+  private readonly cut: string[] = [];
   private readonly shutdown = new AbortController();
   private readonly timers: Scheduler;
   private readonly observer: DeliveryObserver | undefined;
-  /** Work in hand outside the queue: retry checks and `onGone` callbacks, which {@link idle} waits for. */
+  /** Targets given to `enqueue`, for the default `current`. */
+  private readonly known = new Map<string, DeliveryTarget>();
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly perWebhook = new Map<string, number>();
+  /** Work in hand outside the attempts: staging, claim passes, `onGone` callbacks; {@link idle} waits for it. */
   private readonly inHand = new Set<Promise<void>>();
-  /** Deliveries queued, in flight or waiting to retry: what `maxQueue` bounds. */
-  private alive = 0;
-  private abandoned = 0;
+  /** The next wake-up on `timers`, at an instant (epoch ms). */
+  private wakeAt: { at: number; timer: unknown } | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private prune: NodeJS.Timeout | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+  /** A claim pass running, and whether another was asked for meanwhile (and as of when). */
+  private passing: Promise<void> | undefined;
+  private again: number | undefined;
+  /** The latest instant a wake-up timer fired for: what is due by then is due, whatever the clock says. */
+  private firedUpTo = -Infinity;
   private droppedSinceLog = 0;
   private lastDropLog = -Infinity;
   private closed = false;
@@ -71,8 +87,8 @@ export class WebhookDispatcher {
     this.s = resolveOptions(options);
     this.timers = options.scheduler ?? realTimers;
     this.observer = options.observer;
-    this.history = new DeliveryHistory(this.s.historyPerWebhook);
-    this.queue = new WorkQueue(this.s.concurrency, (d) => this.run(d), this.timers);
+    this.outbox = this.s.outbox ?? new MemoryDeliveryLog(this.s.historyPerWebhook);
+    if (this.outbox instanceof MemoryDeliveryLog) this.outbox.bound(this.s.historyPerWebhook);
     // Each attempt in flight listens for the shutdown (send.ts), and `concurrency` may be in flight: past Node's
     // default of 10 listeners it would print a (false) leak warning.
     setMaxListeners(this.s.concurrency + 1, this.shutdown.signal);
@@ -83,107 +99,390 @@ export class WebhookDispatcher {
         lookup: this.s.lookup,
         connectTimeoutMs: this.s.timeoutMs,
       });
+    this.hold(this.start());
   }
 
-  /** Queues `event` for `target`. Never throws, never waits; a full queue records the delivery as failed. */
-  enqueue(target: DeliveryTarget, event: OutboundEvent): void {
-    try {
-      if (this.closed)
-        return this.s.log.warn(
-          { webhookId: target.id, eventId: event.id },
-          'webhook dispatcher closed: delivery dropped',
-        );
-      this.admit(target, event);
-    } catch (err) {
-      this.s.log.error({ err, webhookId: target.id, eventId: event.id }, 'webhook delivery could not be queued');
+  /** Listens for other instances' deliveries, prunes and polls (durable stores), and makes a first pass. */
+  private async start(): Promise<void> {
+    if (this.outbox.durable) {
+      try {
+        const unlisten = await this.outbox.listen?.(() => this.wake());
+        if (this.closed) await unlisten?.();
+        else this.unlisten = unlisten;
+      } catch (err) {
+        this.s.log.warn({ err }, 'webhook deliveries: not listening for other instances (polling instead)');
+      }
+      if (this.closed) return;
+      this.poll = setInterval(() => this.wake(), this.s.pollMs);
+      this.poll.unref();
+      this.prune = setInterval(() => this.hold(this.pruneOld()), PRUNE_INTERVAL_MS);
+      this.prune.unref();
+      this.hold(this.pruneOld());
     }
-  }
-
-  /** Attempt records of a webhook, newest first (copies). */
-  deliveries(webhookId: string): DeliveryRecord[] {
-    return this.history.list(webhookId);
+    this.wake();
   }
 
   /**
-   * Sends a recorded delivery's event again (same `webhook-id`) as a new delivery, with its own retries.
-   * `target` (same id) replaces the recorded URL and secret, e.g. when the webhook changed since.
-   * `undefined` when there is no such record (or the dispatcher is closed).
+   * Writes the first attempt of `event` to `target` into `log`: the transaction's own (a change's deliveries commit
+   * with it) or the outbox. In memory, a full outbox records the attempt as failed `queue full` instead.
    */
-  redeliver(webhookId: string, deliveryId: string, target?: DeliveryTarget): DeliveryRecord | undefined {
-    const old = this.history.find(webhookId, deliveryId)?.context;
-    if (!old || this.closed) return undefined;
-    return { ...this.admit(target ?? old.target, old.event) };
+  async stage(
+    log: DeliveryLog,
+    target: DeliveryTarget,
+    event: OutboundEvent,
+    options: { force?: boolean } = {},
+  ): Promise<DeliveryRecord> {
+    let payload = '';
+    let unusable: string | undefined;
+    try {
+      payload = this.bodyOf(event);
+    } catch (err) {
+      // Cannot happen with the service's own records; final, since no retry would fare better.
+      this.s.log.error({ err, webhookId: target.id, eventId: event.id }, 'webhook payload could not be serialized');
+      unusable = `could not be signed: ${describeError(err)}`;
+    }
+    const row = this.newRow(target.id, event.id, event.type, payload, 1, this.s.clock.now());
+    row.force = options.force ?? false;
+    if (unusable !== undefined) Object.assign(row, { status: 'failed', error: unusable, completedAt: row.createdAt });
+    // In memory the check and the add happen in one turn (the memory log's `add` writes before it yields), so
+    // deliveries staged together cannot all see room for one more.
+    if (log instanceof MemoryDeliveryLog && log.waitingNow() >= this.s.maxQueue) {
+      Object.assign(row, { status: 'failed', error: 'queue full', completedAt: row.createdAt });
+      this.warnDropped(target.id, event.id, event.type);
+    }
+    await log.add([row]);
+    return recordOf(row);
   }
 
-  /** Drops a deleted webhook's history, queued attempts and retries; an attempt in flight finishes unrecorded. */
-  forget(webhookId: string): void {
-    this.history.forget(webhookId);
-    for (const d of this.queue.removeWhere((q) => q.target.id === webhookId)) this.cancel(d);
-    for (const d of [...this.retrying]) if (d.target.id === webhookId) this.cancel(d);
-    for (const d of this.queue.inFlight) if (d.target.id === webhookId) d.cancelled = true;
+  /** Queues `event` for `target` now, outside any change. Never throws, never waits. */
+  enqueue(target: DeliveryTarget, event: OutboundEvent, options: { force?: boolean } = {}): void {
+    if (this.closed) {
+      return this.s.log.warn(
+        { webhookId: target.id, eventId: event.id },
+        'webhook dispatcher closed: delivery not queued',
+      );
+    }
+    this.known.set(target.id, target);
+    this.hold(
+      this.stage(this.outbox, target, event, options).then(
+        (record) => {
+          if (record.status !== 'pending') this.notify(record);
+          this.wake();
+        },
+        (err: unknown) =>
+          this.s.log.error({ err, webhookId: target.id, eventId: event.id }, 'webhook delivery could not be queued'),
+      ),
+    );
+  }
+
+  /** Queues `event` for `target` and answers its first attempt's record. */
+  async send(target: DeliveryTarget, event: OutboundEvent, options: { force?: boolean } = {}): Promise<DeliveryRecord> {
+    this.known.set(target.id, target);
+    const record = await this.stage(this.outbox, target, event, options);
+    this.wake();
+    return record;
+  }
+
+  /** Attempt records of a webhook, newest first. */
+  async deliveries(webhookId: string, query?: DeliveryQuery): Promise<DeliveryRecord[]> {
+    return (await this.outbox.list(webhookId, query)).map(recordOf);
   }
 
   /**
-   * Resolves once nothing is queued, being sent or in hand (a retry check, an `onGone` callback). Retries waiting
-   * for their time do not count: they are the scheduler's.
+   * Sends a recorded delivery's event again (same `webhook-id`) as a new delivery, with its own retries, to the
+   * webhook as it is when the attempt is made (active or not). `undefined` when there is no such record (or the
+   * dispatcher is closed).
+   */
+  async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+    if (this.closed) return undefined;
+    const old = await this.outbox.find(webhookId, deliveryId);
+    if (!old) return undefined;
+    const row = this.newRow(webhookId, old.eventId, old.eventType, old.payload, 1, this.s.clock.now());
+    row.force = true;
+    await this.outbox.add([row]);
+    this.wake();
+    return recordOf(row);
+  }
+
+  /**
+   * Redelivers every event whose delivery to the webhook ended failed (no later attempt succeeded, no retry
+   * pending) among the attempts made since `since`. Answers the new first attempts.
+   */
+  async redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]> {
+    if (this.closed) return [];
+    const rows = await this.outbox.list(webhookId, { since });
+    const latest = new Map<string, StoredDelivery>();
+    for (const row of rows) if (!latest.has(row.eventId)) latest.set(row.eventId, row); // newest first
+    const out: DeliveryRecord[] = [];
+    const again: StoredDelivery[] = [];
+    for (const old of [...latest.values()].reverse()) {
+      if (old.status !== 'failed' && old.status !== 'refused') continue;
+      const row = this.newRow(webhookId, old.eventId, old.eventType, old.payload, 1, this.s.clock.now());
+      row.force = true;
+      again.push(row);
+      out.push(recordOf(row));
+    }
+    if (again.length > 0) await this.outbox.add(again);
+    if (out.length > 0) this.wake();
+    return out;
+  }
+
+  /** Drops what is kept of a deleted webhook where the log is bounded per webhook (memory). */
+  forget(webhookId: string): void {
+    this.known.delete(webhookId);
+    this.hold(
+      this.outbox
+        .forget(webhookId)
+        .catch((err: unknown) => this.s.log.error({ err, webhookId }, 'webhook delivery log could not be dropped')),
+    );
+  }
+
+  /**
+   * Asks for a claim pass now (a change committed, another instance announced deliveries, a slot came free, a
+   * retry is due). `asOf`: claim what is due by then, even if the clock says earlier (a timer set for it fired).
+   */
+  wake(asOf?: number): void {
+    if (this.closed) return;
+    if (this.passing) {
+      this.again = Math.max(this.again ?? -Infinity, asOf ?? -Infinity);
+      return;
+    }
+    const pass = this.pass(asOf).finally(() => {
+      this.passing = undefined;
+      if (this.again !== undefined) {
+        const next = this.again;
+        this.again = undefined;
+        this.wake(next === -Infinity ? undefined : next);
+      }
+    });
+    this.passing = pass;
+    this.hold(pass);
+  }
+
+  /**
+   * Resolves once nothing is being staged, claimed, sent or in hand (an `onGone` callback), and nothing due is left
+   * unclaimed for want of a pass. Retries waiting for their time do not count: they are the scheduler's.
    */
   async idle(): Promise<void> {
-    while (this.queue.inFlight.size > 0 || this.inHand.size > 0) await Promise.all([this.queue.idle(), ...this.inHand]);
+    while (this.inFlight.size > 0 || this.inHand.size > 0) {
+      await Promise.all([...this.inHand, ...[...this.inFlight.values()].map(() => this.settledOne())]);
+    }
   }
 
-  stats(): { queued: number; inFlight: number; scheduledRetries: number } {
-    return { queued: this.queue.queued, inFlight: this.queue.inFlight.size, scheduledRetries: this.retrying.size };
+  /** Deliveries waiting (due or not, in flight included) and in flight in this process. */
+  async stats(): Promise<{ pending: number; inFlight: number }> {
+    return { pending: await this.outbox.pending(), inFlight: this.inFlight.size };
   }
 
   /**
-   * Stops accepting, drops queued attempts and pending retries (logging their events), lets requests in
-   * flight finish for up to `graceMs`, then aborts them. `abandoned`: deliveries left without a final answer.
+   * Stops claiming, lets attempts in flight finish for up to `graceMs`, then aborts them: each one cut short is
+   * given back to the outbox, still pending and due at once, for the next start or another instance. Answers how
+   * many were left so (with the memory store, every pending delivery: it goes with the process).
    */
-  async close(graceMs: number): Promise<{ abandoned: number }> {
-    if (this.closed) return { abandoned: this.abandoned };
+  async close(graceMs: number): Promise<{ left: number }> {
+    if (this.closed) return { left: 0 };
     this.closed = true;
-    const dropped = [...this.queue.drain(), ...this.retrying];
-    for (const d of dropped) this.abandon(d);
-    if (dropped.length > 0) {
-      const shown = dropped
-        .slice(0, SHOWN_ON_CLOSE)
-        .map((d) => ({ webhookId: d.target.id, eventId: d.eventId, eventType: d.eventType, attempt: d.attempt }));
-      this.s.log.warn({ count: dropped.length, deliveries: shown }, 'webhook deliveries abandoned at shutdown');
-    }
-    await this.queue.idle(graceMs);
-    if (this.queue.inFlight.size > 0) {
+    // The grace period starts now, whatever the steps below wait for.
+    let graceTimer: unknown;
+    const graceOver = new Promise<void>((resolve) => (graceTimer = this.timers.setTimeout(resolve, graceMs)));
+    clearInterval(this.poll);
+    clearInterval(this.prune);
+    if (this.wakeAt) this.timers.clearTimeout(this.wakeAt.timer);
+    this.wakeAt = undefined;
+    await this.unlisten?.().catch(() => {});
+    await this.passing;
+    await Promise.race([this.allSettled(), graceOver]);
+    this.timers.clearTimeout(graceTimer);
+    if (this.inFlight.size > 0) {
       this.s.log.warn(
-        { count: this.queue.inFlight.size },
-        'webhook requests still in flight after the grace period: aborting',
+        { count: this.inFlight.size },
+        'webhook requests still in flight after the grace period: aborting, left for retry',
       );
       this.shutdown.abort();
-      await this.queue.idle(1_000);
+      await this.allSettled();
+    }
+    await Promise.all(this.inHand);
+    if (this.cut.length > 0) await this.outbox.release(this.cut, this.owner).catch(() => {});
+    let left = 0;
+    try {
+      left = await this.outbox.pending();
+    } catch {
+      // the store is gone: nothing to count
+    }
+    if (left > 0) {
+      const where = this.outbox.durable ? 'left in the outbox for retry' : 'dropped with the memory store';
+      this.s.log.warn({ count: left }, `webhook deliveries not yet made at shutdown: ${where}`);
     }
     if (!this.s.dispatcher) await this.agent.destroy().catch(() => {});
-    return { abandoned: this.abandoned };
+    return { left };
   }
 
-  /** Records a first attempt and queues it; with the queue full, records it failed at once (nothing else is done). */
-  private admit(target: DeliveryTarget, event: OutboundEvent): DeliveryRecord {
-    const d: Delivery = {
-      target,
-      event,
-      eventId: event.id,
-      eventType: event.type,
-      attempt: 0,
-      cancelled: false,
-      record: undefined!,
-    };
-    this.nextAttempt(d);
-    if (this.alive >= this.s.maxQueue) {
-      this.complete(d, 'failed', { responseStatus: null, error: 'queue full', durationMs: null });
-      this.notify(d.record);
-      this.warnDropped(target.id, event.id, event.type);
-      return d.record;
+  /** Resolves when nothing is in flight. */
+  private async allSettled(): Promise<void> {
+    while (this.inFlight.size > 0) await this.settledOne();
+  }
+
+  private settledWaiters: (() => void)[] = [];
+  /** Resolves when the next attempt in flight settles. */
+  private settledOne(): Promise<void> {
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /** Claims what is due, while slots are free, and starts each attempt; then sets the next wake-up. */
+  private async pass(asOf?: number): Promise<void> {
+    try {
+      for (;;) {
+        if (this.closed) return;
+        const free = this.s.concurrency - this.inFlight.size;
+        if (free <= 0) break;
+        const now = new Date(this.now(asOf));
+        const claimed = await this.outbox.claim({
+          now: iso(now),
+          leaseUntil: iso(new Date(now.getTime() + this.s.timeoutMs + LEASE_MARGIN_MS)),
+          owner: this.owner,
+          limit: free,
+          perWebhook: this.s.perWebhookConcurrency,
+          busy: this.perWebhook,
+        });
+        for (const row of claimed) this.begin(row, now);
+        if (claimed.length < free) break;
+      }
+      // What is due already but was not claimed waits for a slot (its release wakes us) or was added meanwhile (its
+      // wake asks for another pass); what is due later gets a wake-up at its time.
+      const next = await this.outbox.nextDue(iso(new Date(this.now(asOf))));
+      if (next !== null) this.wakeUpAt(Date.parse(next));
+    } catch (err) {
+      this.s.log.error({ err }, 'webhook deliveries could not be claimed');
     }
-    this.alive++;
-    this.queue.push(d);
-    return d.record;
+  }
+
+  /** The clock, or the instant the last wake-up timer fired for when that is later (epoch ms). */
+  private now(asOf = -Infinity): number {
+    return Math.max(this.s.clock.now().getTime(), asOf, this.firedUpTo);
+  }
+
+  /** Sets the wake-up timer for `at` unless one is set for no later. */
+  private wakeUpAt(at: number, now = this.now()): void {
+    if (this.closed) return;
+    if (this.wakeAt && this.wakeAt.at <= at) return;
+    if (this.wakeAt) this.timers.clearTimeout(this.wakeAt.timer);
+    const timer = this.timers.setTimeout(
+      () => {
+        if (this.wakeAt?.timer === timer) this.wakeAt = undefined;
+        this.firedUpTo = Math.max(this.firedUpTo, at);
+        this.wake(at);
+      },
+      Math.max(0, at - now),
+    );
+    this.wakeAt = { at, timer };
+  }
+
+  private begin(row: StoredDelivery, claimedAt: Date): void {
+    const flight: InFlight = { row, claimedAt, settled: false };
+    this.inFlight.set(row.id, flight);
+    this.perWebhook.set(row.webhookId, (this.perWebhook.get(row.webhookId) ?? 0) + 1);
+    void this.run(flight).finally(() => {
+      this.inFlight.delete(row.id);
+      const n = (this.perWebhook.get(row.webhookId) ?? 1) - 1;
+      if (n > 0) this.perWebhook.set(row.webhookId, n);
+      else this.perWebhook.delete(row.webhookId);
+      for (const wake of this.settledWaiters.splice(0)) wake();
+      this.wake();
+    });
+  }
+
+  /** One attempt, from reading the webhook to recording the outcome. Never rejects. */
+  private async run(flight: InFlight): Promise<void> {
+    const { row } = flight;
+    try {
+      const hook = await this.current(row.webhookId);
+      const started = this.s.clock.now();
+      const queuedMs = Math.max(0, started.getTime() - Date.parse(row.dueAt));
+      if (!hook || (!hook.active && !row.force)) {
+        const reason = hook ? 'cancelled: webhook inactive' : 'cancelled: webhook deleted';
+        this.s.log.info({ webhookId: row.webhookId, eventId: row.eventId }, `webhook delivery ${reason}`);
+        return await this.record(flight, {
+          ...row,
+          status: 'failed',
+          error: reason,
+          stopReason: reason,
+          queuedMs,
+          completedAt: iso(started),
+        });
+      }
+      const result = this.precheck(hook.url) ?? (await this.attempt(row, hook));
+      if (result.outcome === 'aborted' && this.closed) return void this.cut.push(row.id); // given back at close
+      await this.settle(flight, hook, result, queuedMs);
+    } catch (err) {
+      this.s.log.error({ err, webhookId: row.webhookId, eventId: row.eventId }, 'webhook delivery bookkeeping failed');
+    }
+  }
+
+  /** The webhook as it is now. */
+  private async current(webhookId: string): Promise<CurrentWebhook | undefined> {
+    if (this.s.current) return this.s.current(webhookId);
+    const target = this.known.get(webhookId);
+    if (!target) return undefined;
+    let active = true;
+    try {
+      if (this.s.isActive) active = await this.s.isActive(webhookId);
+    } catch (err) {
+      this.s.log.error({ err, webhookId }, 'webhook isActive check failed: sending anyway');
+    }
+    return { ...target, active };
+  }
+
+  /** Writes an attempt's outcome (and the attempt that follows), then tells the observer. */
+  private async record(
+    flight: InFlight,
+    done: StoredDelivery,
+    next?: StoredDelivery,
+    then?: () => Promise<void>,
+  ): Promise<void> {
+    const kept = await this.outbox.settle(done, this.owner, next);
+    flight.settled = true;
+    if (!kept) {
+      this.s.log.warn(
+        { webhookId: done.webhookId, eventId: done.eventId, deliveryId: done.id },
+        'webhook delivery lease lost (the attempt outlasted it): outcome not recorded',
+      );
+      return;
+    }
+    if (next) this.wakeUpAt(Date.parse(next.dueAt), Date.parse(done.completedAt!));
+    await then?.(); // what the outcome causes (a 410 switching the webhook off), before the observer hears of it
+    this.notify(recordOf(done));
+  }
+
+  private newRow(
+    webhookId: string,
+    eventId: string,
+    eventType: string,
+    payload: string,
+    attempt: number,
+    at: Date,
+  ): StoredDelivery & { force: boolean } {
+    return {
+      id: this.s.ids('dlv'),
+      webhookId,
+      eventId,
+      eventType,
+      attempt,
+      status: 'pending',
+      responseStatus: null,
+      error: null,
+      durationMs: null,
+      createdAt: iso(at),
+      completedAt: null,
+      nextAttemptAt: null,
+      url: null,
+      queuedMs: null,
+      stopReason: null,
+      payload,
+      dueAt: iso(at),
+      force: false,
+      leaseUntil: null,
+      leasedBy: null,
+    };
   }
 
   /**
@@ -202,37 +501,6 @@ export class WebhookDispatcher {
     this.lastDropLog = now;
   }
 
-  private nextAttempt(d: Delivery): void {
-    d.attempt++;
-    d.record = {
-      id: this.s.ids('dlv'),
-      webhookId: d.target.id,
-      eventId: d.eventId,
-      eventType: d.eventType,
-      attempt: d.attempt,
-      status: 'pending',
-      responseStatus: null,
-      error: null,
-      durationMs: null,
-      createdAt: iso(this.s.clock.now()),
-      completedAt: null,
-      nextAttemptAt: null,
-    };
-    this.history.add(d.record, d);
-  }
-
-  private async run(d: Delivery): Promise<void> {
-    const result = this.precheck(d.target.url) ?? (await this.send(d));
-    const record = d.record;
-    try {
-      const after = this.settle(d, result);
-      if (after) return void this.hold(after.then(() => this.notify(record)));
-    } catch (err) {
-      this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery bookkeeping failed');
-    }
-    this.notify(record);
-  }
-
   /** Keeps `work` in hand until it settles (it must not reject). */
   private hold(work: Promise<void>): void {
     const held: Promise<void> = work.finally(() => this.inHand.delete(held));
@@ -248,16 +516,16 @@ export class WebhookDispatcher {
     }
   }
 
-  private async send(d: Delivery): Promise<AttemptResult> {
+  private async attempt(row: StoredDelivery, hook: DeliveryTarget): Promise<AttemptResult> {
     const seconds = Math.floor(this.s.clock.now().getTime() / 1000);
     let body: string;
     let headers: Record<string, string>;
     try {
-      body = this.bodyOf(d.event);
-      headers = webhookHeaders(signingKey(d.target.secret), d.eventId, seconds, body);
+      body = row.payload;
+      headers = webhookHeaders(signingKey(hook.secret), row.eventId, seconds, body);
     } catch (err) {
       // Cannot happen with the service's own secrets and records; final, since no retry would fare better.
-      this.s.log.error({ err, webhookId: d.target.id, eventId: d.eventId }, 'webhook delivery could not be signed');
+      this.s.log.error({ err, webhookId: row.webhookId, eventId: row.eventId }, 'webhook delivery could not be signed');
       return {
         outcome: 'invalid',
         responseStatus: null,
@@ -269,7 +537,7 @@ export class WebhookDispatcher {
     const { timeoutMs } = this.s;
     return sendOnce({
       dispatcher: this.agent,
-      url: d.target.url,
+      url: hook.url,
       headers,
       body,
       timeoutMs,
@@ -284,6 +552,13 @@ export class WebhookDispatcher {
     }));
   }
 
+  /** The payload of an event, made when first queued (and shared by its deliveries to several webhooks). */
+  private bodyOf(event: OutboundEvent): string {
+    let body = this.bodies.get(event);
+    if (body === undefined) this.bodies.set(event, (body = JSON.stringify(eventBody(event))));
+    return body;
+  }
+
   /** {@link precheck} of a URL, remembered: every delivery to a webhook asks it of the same URL. */
   private precheck(url: string): AttemptResult | null {
     let result = this.prechecked.get(url);
@@ -294,96 +569,65 @@ export class WebhookDispatcher {
     return result;
   }
 
-  /** The payload of an event, made when first sent (and shared by its deliveries to several webhooks). */
-  private bodyOf(event: OutboundEvent): string {
-    let body = this.bodies.get(event);
-    if (body === undefined) this.bodies.set(event, (body = JSON.stringify(eventBody(event))));
-    return body;
-  }
-
-  /**
-   * Records an attempt's result and decides what comes next: nothing, or a retry. What is still to be done for the
-   * attempt (the `onGone` callback) is returned.
-   */
-  private settle(d: Delivery, result: AttemptResult): Promise<void> | undefined {
+  /** Records an attempt's result and what comes next: nothing, or the next attempt, due when the schedule says. */
+  private async settle(flight: InFlight, hook: CurrentWebhook, result: AttemptResult, queuedMs: number): Promise<void> {
+    const { row } = flight;
     const { responseStatus, error, durationMs } = result;
     const now = this.s.clock.now();
-    const log = { webhookId: d.target.id, eventId: d.eventId, attempt: d.attempt, status: responseStatus, error };
+    const log = { webhookId: row.webhookId, eventId: row.eventId, attempt: row.attempt, status: responseStatus, error };
+    const done: StoredDelivery = {
+      ...row,
+      status: 'failed',
+      responseStatus,
+      error,
+      durationMs,
+      completedAt: iso(now),
+      nextAttemptAt: null,
+      url: hook.url,
+      queuedMs,
+      stopReason: null,
+    };
     if (result.outcome === 'ok' || result.outcome === 'refused') {
-      this.complete(d, result.outcome === 'ok' ? 'succeeded' : 'refused', { responseStatus, error, durationMs }, now);
-      this.s.log[result.outcome === 'ok' ? 'debug' : 'warn'](log, `webhook delivery ${d.record.status}`);
-      return void this.finish();
+      done.status = result.outcome === 'ok' ? 'succeeded' : 'refused';
+      this.s.log[result.outcome === 'ok' ? 'debug' : 'warn'](log, `webhook delivery ${done.status}`);
+      return this.record(flight, done);
     }
-    this.complete(d, 'failed', { responseStatus, error, durationMs }, now);
-    if (d.cancelled || result.outcome === 'invalid') return void this.finish();
+    if (result.outcome === 'invalid') return this.record(flight, done);
     if (responseStatus === 410) {
       this.s.log.info(log, 'webhook receiver answered 410 Gone: no retry');
+      done.stopReason = 'gone (410)';
       const { onGone } = this.s;
-      this.finish();
-      if (!onGone) return undefined;
-      return Promise.resolve(d.target.id)
-        .then(onGone)
-        .catch((err: unknown) => this.s.log.error({ err, webhookId: d.target.id }, 'webhook onGone callback failed'));
+      return this.record(flight, done, undefined, async () => {
+        if (!onGone) return;
+        await Promise.resolve()
+          .then(() => onGone(row.webhookId, hook.url))
+          .catch((err: unknown) =>
+            this.s.log.error({ err, webhookId: row.webhookId }, 'webhook onGone callback failed'),
+          );
+      });
     }
-    if (this.closed) return void this.abandon(d);
-    const delay = delayBeforeRetry(d.attempt, result.retryAfter, now, this.s);
+    const delay = delayBeforeRetry(row.attempt, result.retryAfter, now, this.s);
     if (delay === null) {
       this.s.log.warn(log, 'webhook delivery failed: retries exhausted');
-      return void this.finish();
+      done.stopReason = 'exhausted';
+      return this.record(flight, done);
     }
-    d.record.nextAttemptAt = iso(new Date(now.getTime() + delay));
+    const due = new Date(now.getTime() + delay);
+    done.nextAttemptAt = iso(due);
+    const next = this.newRow(row.webhookId, row.eventId, row.eventType, row.payload, row.attempt + 1, now);
+    next.force = row.force;
+    next.dueAt = iso(due);
     this.s.log.debug({ ...log, delayMs: delay }, 'webhook delivery failed: retry scheduled');
-    d.timer = this.timers.setTimeout(() => this.hold(this.retry(d)), delay);
-    this.retrying.add(d);
+    return this.record(flight, done, next);
   }
 
-  /** Never rejects. */
-  private async retry(d: Delivery): Promise<void> {
-    d.timer = undefined;
-    let active = true;
+  private async pruneOld(): Promise<void> {
     try {
-      if (this.s.isActive) active = await this.s.isActive(d.target.id);
+      const before = iso(new Date(this.s.clock.now().getTime() - this.s.historyDays * DAY_MS));
+      const n = await this.outbox.prune(before);
+      if (n > 0) this.s.log.info({ count: n, before }, 'webhook delivery log: old attempts pruned');
     } catch (err) {
-      this.s.log.error({ err, webhookId: d.target.id }, 'webhook isActive check failed: retrying anyway');
+      this.s.log.warn({ err }, 'webhook delivery log could not be pruned');
     }
-    if (!this.retrying.delete(d)) return; // forgotten, or the dispatcher closed, meanwhile
-    if (!active) {
-      d.record.nextAttemptAt = null;
-      this.s.log.info({ webhookId: d.target.id, eventId: d.eventId }, 'webhook inactive or deleted: retries stopped');
-      return this.finish();
-    }
-    this.nextAttempt(d);
-    this.queue.push(d);
-  }
-
-  private complete(d: Delivery, status: DeliveryRecord['status'], outcome: Outcome, now = this.s.clock.now()): void {
-    Object.assign(d.record, outcome, { status, completedAt: iso(now), nextAttemptAt: null });
-  }
-
-  /** Gives up on a delivery because the dispatcher is closing; an attempt not yet made is recorded as failed. */
-  private abandon(d: Delivery): void {
-    if (d.record.status === 'pending') {
-      this.complete(d, 'failed', {
-        responseStatus: null,
-        error: 'abandoned: dispatcher closed before this attempt',
-        durationMs: null,
-      });
-      this.notify(d.record);
-    }
-    this.abandoned++;
-    this.cancel(d);
-  }
-
-  private cancel(d: Delivery): void {
-    d.cancelled = true;
-    if (d.timer !== undefined) this.timers.clearTimeout(d.timer);
-    d.timer = undefined;
-    d.record.nextAttemptAt = null;
-    this.retrying.delete(d);
-    this.finish();
-  }
-
-  private finish(): void {
-    this.alive--;
   }
 }

@@ -2,7 +2,13 @@ import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from '../config.ts';
 import type { Clock, IdGenerator } from '../core/runtime.ts';
-import type { Logger } from './types.ts';
+import type { DeliveryLog } from './outbox.ts';
+import type { DeliveryTarget, Logger } from './types.ts';
+
+/** A webhook as an attempt reads it, at the moment it is made. */
+export interface CurrentWebhook extends DeliveryTarget {
+  readonly active: boolean;
+}
 
 export interface DispatcherOptions {
   clock: Clock;
@@ -13,17 +19,33 @@ export interface DispatcherOptions {
   retrySchedule?: readonly number[];
   /** Per attempt, covering connect, headers and body. */
   timeoutMs?: number;
-  /** Requests in flight at once; the rest wait in a FIFO queue. */
+  /** Requests in flight at once; the rest wait, oldest due first. */
   concurrency?: number;
-  /** Deliveries alive at once (queued, in flight or waiting to retry); more are dropped. */
+  /** Requests in flight at once to one webhook: a receiver that hangs holds at most these slots. */
+  perWebhookConcurrency?: number;
+  /** Deliveries waiting at once in memory (queued, in flight or waiting to retry); more are dropped. */
   maxQueue?: number;
-  /** Attempt records kept per webhook, oldest dropped. */
+  /** Attempt records kept per webhook in memory, oldest dropped. */
   historyPerWebhook?: number;
+  /** Days attempt records are kept on a durable store, then pruned. */
+  historyDays?: number;
+  /** How often a durable store is looked at for due deliveries no notification announced (a backstop), in ms. */
+  pollMs?: number;
   /** Send to loopback, private, link-local and metadata addresses too (`WEBHOOK_ALLOW_PRIVATE=true`). */
   allowPrivate: boolean;
-  /** Called when a receiver answers 410 Gone (e.g. to deactivate the webhook). */
-  onGone?: (webhookId: string) => void | Promise<void>;
-  /** Checked before each retry: an inactive or deleted webhook gets no more. */
+  /**
+   * Where deliveries wait and attempts are recorded: the store's (`store.deliveries`). Default: a log in memory of
+   * the dispatcher's own.
+   */
+  outbox?: DeliveryLog;
+  /** Called when a receiver answers 410 Gone (e.g. to deactivate the webhook), with the URL that answered. */
+  onGone?: (webhookId: string, url: string) => void | Promise<void>;
+  /**
+   * Read before each attempt: the webhook as it is now (URL, secret, active), `undefined` once deleted. Default: the
+   * target last given to `enqueue`, active unless `isActive` says otherwise.
+   */
+  current?: (webhookId: string) => Promise<CurrentWebhook | undefined>;
+  /** With the default `current`: checked before each attempt; an inactive or deleted webhook gets no more. */
   isActive?: (webhookId: string) => boolean | Promise<boolean>;
   /** Spread of retry delays, as a fraction. Default 0.2 (±20 %). */
   jitter?: number;
@@ -35,8 +57,9 @@ export interface DispatcherOptions {
   lookup?: LookupFunction;
 }
 
-export type Settings = Required<Omit<DispatcherOptions, 'onGone' | 'isActive' | 'dispatcher' | 'lookup'>> &
-  Pick<DispatcherOptions, 'onGone' | 'isActive' | 'dispatcher' | 'lookup'> & {
+type Optional = 'onGone' | 'isActive' | 'current' | 'outbox' | 'dispatcher' | 'lookup';
+export type Settings = Required<Omit<DispatcherOptions, Optional>> &
+  Pick<DispatcherOptions, Optional> & {
     /** The longest wait a `Retry-After` may ask for: the schedule's largest step. */
     readonly maxStepMs: number;
   };
@@ -47,13 +70,25 @@ export function resolveOptions(opts: DispatcherOptions): Settings {
     retrySchedule: DEFAULT_CONFIG.webhookRetrySchedule,
     timeoutMs: DEFAULT_CONFIG.webhookTimeoutMs,
     concurrency: DEFAULT_CONFIG.webhookConcurrency,
+    perWebhookConcurrency: DEFAULT_CONFIG.webhookConcurrencyPerWebhook,
     maxQueue: DEFAULT_CONFIG.webhookMaxQueue,
     historyPerWebhook: DEFAULT_CONFIG.webhookHistory,
+    historyDays: DEFAULT_CONFIG.webhookHistoryDays,
+    pollMs: DEFAULT_CONFIG.webhookPollMs,
     jitter: 0.2,
     random: Math.random,
     ...stripUndefined(opts),
   };
-  for (const key of ['timeoutMs', 'concurrency', 'maxQueue', 'historyPerWebhook'] as const) {
+  const positive = [
+    'timeoutMs',
+    'concurrency',
+    'perWebhookConcurrency',
+    'maxQueue',
+    'historyPerWebhook',
+    'historyDays',
+    'pollMs',
+  ] as const;
+  for (const key of positive) {
     if (!Number.isInteger(s[key]) || s[key] < 1)
       throw new Error(`WebhookDispatcher: ${key} must be a positive integer, got ${s[key]}`);
   }

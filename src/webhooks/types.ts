@@ -53,10 +53,25 @@ export const DeliveryRecord = Type.Object({
   }),
   responseStatus: Nullable(Type.Integer({ description: "The receiver's HTTP status, when it answered" })),
   error: Nullable(Type.String({ description: 'Why the attempt failed or was refused' })),
-  durationMs: Nullable(Type.Integer({ minimum: 0 })),
+  durationMs: Nullable(
+    Type.Integer({ minimum: 0, description: 'Time on the wire: the request and its answer, in ms' }),
+  ),
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
   nextAttemptAt: Nullable({ ...Timestamp, description: 'When the next retry is due, if one is scheduled' }),
+  url: Nullable(
+    Type.String({ description: "The URL this attempt went to (the webhook's URL when it was made); null until sent" }),
+  ),
+  queuedMs: Nullable(
+    Type.Integer({ minimum: 0, description: 'How long the attempt waited for a free slot after it was due, in ms' }),
+  ),
+  stopReason: Nullable(
+    Type.String({
+      description:
+        'On the last attempt of a delivery that did not succeed, why no more follow: `exhausted`, `gone (410)`, ' +
+        '`cancelled: webhook inactive`, `cancelled: webhook deleted`',
+    }),
+  ),
 });
 export type DeliveryRecord = Static<typeof DeliveryRecord>;
 

@@ -147,7 +147,9 @@ export class Fuzz {
         return (await s.activity.query({ filter: {}, limit: 50 })).items.map((r) => r.id);
       case 'dlv': {
         const hooks = webhookId ? [webhookId] : (await s.webhooks.list()).map((r) => r.id);
-        return hooks.flatMap((id) => this.dispatcher.deliveries(id).map((d) => d.id));
+        const ids: string[] = [];
+        for (const id of hooks) ids.push(...(await this.dispatcher.deliveries(id)).map((d) => d.id));
+        return ids;
       }
     }
   }
@@ -242,7 +244,7 @@ export class Fuzz {
     for (const list of lists) for (const record of list) this.freeze(record);
     // The delivery log: a refused request must not queue a delivery either.
     let deliveries = 0;
-    for (const hook of lists[6] as { id: string }[]) deliveries += this.dispatcher.deliveries(hook.id).length;
+    for (const hook of lists[6] as { id: string }[]) deliveries += (await this.dispatcher.deliveries(hook.id)).length;
     lists.push([deliveries]);
     return lists;
   }

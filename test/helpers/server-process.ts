@@ -34,6 +34,8 @@ export interface ServerProcess {
 export interface StartOptions {
   /** Start through `npm start -- …`, as the README says and a process manager does, instead of node directly. */
   npm?: boolean;
+  /** How long `startServer` waits for the service to listen; default 20 s. */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function startServer(
   const server = spawnService(['--port', '0', ...args], env, options);
   let exited = false;
   void server.exited.then(() => (exited = true));
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
   while (Date.now() < deadline && !exited) {
     const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output());
     if (match) return { ...server, baseUrl: match[1]! };

@@ -215,6 +215,7 @@ test('a write that reads no body documents an optional one, and the service inde
   assert.deepEqual(
     ignored.map(([path, method]) => `${method.toUpperCase()} ${path}`).filter((o) => !o.startsWith('DELETE')),
     [
+      'POST /api/webhooks/{id}/redeliver-failed',
       'POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver',
       'POST /api/webhooks/{id}/ping',
       'PATCH /api/notifications/read-all',

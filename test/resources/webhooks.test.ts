@@ -331,6 +331,7 @@ test('the secret of a created webhook appears in no response but the one to POST
 test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet is an empty list; unknown id is 404', async (t) => {
   const { api, clock, watched, store } = await deliveringApp(t);
   await api.post('/api/tasks', { projectId: 'proj_001', title: 'Logged' }); // to wh_001 (task.*) and wh_003 (*)
+  await watched.until(2);
   clock.advance(1_000);
   await api.patch('/api/tasks/task_001', { title: 'Logged again' });
   await watched.until(4);
@@ -352,6 +353,9 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
       createdAt: '2026-11-22T10:00:01.000Z',
       completedAt: '2026-11-22T10:00:01.000Z',
       nextAttemptAt: null,
+      url: 'https://hooks.example.com/pm/tasks',
+      queuedMs: 0,
+      stopReason: null,
     },
     {
       id: 'dlv_test00000001',
@@ -366,6 +370,9 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
       createdAt: NOW,
       completedAt: NOW,
       nextAttemptAt: null,
+      url: 'https://hooks.example.com/pm/tasks',
+      queuedMs: 0,
+      stopReason: null,
     },
   ]);
   assert.match(res.body.data[0].eventId, /^evt_/);

@@ -8,7 +8,9 @@ import type { StoreHarness } from './contract.ts';
 
 /** Empties every table of a migrated database: quicker than a new database per test. */
 export async function emptyTables(driver: SqlDriver): Promise<void> {
-  await driver.exec(`TRUNCATE ${RECORD_TABLES.join(', ')}, store_state, stream_events RESTART IDENTITY`);
+  await driver.exec(
+    `TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries, store_state, stream_events RESTART IDENTITY`,
+  );
 }
 
 /** A harness over one database: migrated once, emptied before each test, closed at the end. */

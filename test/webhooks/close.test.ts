@@ -19,31 +19,29 @@ test('close lets a request in flight finish within the grace period', async (t) 
   const closing = d.close(5_000);
   assert.equal(await settledYet(closing), false, 'close waits for the request in flight');
   slow.release();
-  assert.deepEqual(await closing, { abandoned: 0 }, 'resolved when the request finished, before the grace period');
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
+  assert.deepEqual(await closing, { left: 0 }, 'resolved when the request finished, before the grace period');
+  assert.equal((await d.deliveries('wh_001'))[0]!.status, 'succeeded');
 });
 
-test('close waits up to the grace period for a slow request, then aborts it and reports it abandoned', async (t) => {
+test('close waits up to the grace period for a slow request, then aborts it and leaves it pending for retry', async (t) => {
   const rx = await receiver(t, () => {}); // never answers
   const { d, log, timers } = dispatcher(t, { timeoutMs: 5_000 });
-  const evt = event();
-  d.enqueue(target(rx.url), evt);
+  d.enqueue(target(rx.url), event());
   await rx.arrived(1);
   const closing = d.close(200);
   timers.advance(199);
   assert.equal(await settledYet(closing), false, 'still within the grace period');
   timers.advance(1);
-  const { abandoned } = await closing;
-  assert.equal(abandoned, 1);
-  const [record] = d.deliveries('wh_001');
-  assert.equal(record!.status, 'failed');
-  assert.equal(record!.error, 'aborted: dispatcher closed');
-  assert.equal(record!.nextAttemptAt, null, 'no retry after close');
+  const { left } = await closing;
+  assert.equal(left, 1);
+  const [record] = await d.deliveries('wh_001');
+  assert.equal(record!.status, 'pending', 'not recorded as failed: the next start (or another instance) makes it');
+  assert.equal(record!.attempt, 1);
   assert.deepEqual(timers.pending, []);
   assert.ok(log.lines.some((l) => l.level === 'warn' && /in flight after the grace period/.test(l.msg ?? '')));
 });
 
-test('close drops queued attempts and scheduled retries, logging their events, and stops accepting', async (t) => {
+test('close leaves queued attempts and scheduled retries in the outbox, and stops accepting', async (t) => {
   const slow = gate();
   const rx = await receiver(t, slow.handler);
   const failing = await receiver(t, (_req, res) => void res.writeHead(500).end());
@@ -53,36 +51,34 @@ test('close drops queued attempts and scheduled retries, logging their events, a
   assert.deepEqual(timers.pending, [10_000]);
   d.enqueue(target(rx.url), event({ id: 'evt_inflight' }));
   d.enqueue(target(rx.url), event({ id: 'evt_queued', type: 'project.updated' }));
-  assert.deepEqual(d.stats(), { queued: 1, inFlight: 1, scheduledRetries: 1 });
-
   await rx.arrived(1);
+  assert.deepEqual(await d.stats(), { pending: 3, inFlight: 1 });
+
   const closing = d.close(1_000);
   slow.release();
-  const { abandoned } = await closing;
-  assert.equal(abandoned, 2, 'the queued attempt and the retry; the request in flight finished');
-  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
-  assert.deepEqual(timers.pending, [], 'the retry timer is cleared');
+  const { left } = await closing;
+  assert.equal(left, 2, 'the queued attempt and the retry; the request in flight finished');
+  assert.deepEqual(timers.pending, [], 'the wake-up timer is cleared');
   assert.deepEqual(
-    d.deliveries('wh_001').map((r) => [r.eventId, r.status, r.error]),
+    (await d.deliveries('wh_001')).map((r) => [r.eventId, r.status]),
     [
-      ['evt_queued', 'failed', 'abandoned: dispatcher closed before this attempt'],
-      ['evt_inflight', 'succeeded', null],
+      ['evt_queued', 'pending'],
+      ['evt_inflight', 'succeeded'],
     ],
   );
-  assert.equal(d.deliveries('wh_fail')[0]!.nextAttemptAt, null);
-  const warning = log.lines.find((l) => /abandoned at shutdown/.test(l.msg ?? ''));
-  assert.deepEqual(warning?.obj, {
-    count: 2,
-    deliveries: [
-      { webhookId: 'wh_001', eventId: 'evt_queued', eventType: 'project.updated', attempt: 1 },
-      { webhookId: 'wh_fail', eventId: 'evt_retry', eventType: 'task.created', attempt: 1 },
+  assert.deepEqual(
+    (await d.deliveries('wh_fail')).map((r) => [r.attempt, r.status]),
+    [
+      [2, 'pending'],
+      [1, 'failed'],
     ],
-  });
+  );
+  assert.ok(log.lines.some((l) => l.level === 'warn' && /not yet made at shutdown/.test(l.msg ?? '')));
 
   d.enqueue(target(rx.url), event());
-  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 }, 'nothing accepted after close');
-  assert.equal(d.redeliver('wh_001', d.deliveries('wh_001')[0]!.id), undefined);
+  assert.equal((await d.stats()).pending, 2, 'nothing accepted after close');
+  assert.equal(await d.redeliver('wh_001', (await d.deliveries('wh_001'))[0]!.id), undefined);
   await d.idle();
   assert.equal(rx.requests.length, 1);
-  assert.deepEqual(await d.close(0), { abandoned: 2 }, 'closing twice is harmless');
+  assert.deepEqual(await d.close(0), { left: 0 }, 'closing twice is harmless');
 });

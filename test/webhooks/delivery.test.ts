@@ -22,7 +22,7 @@ test('a 2xx is one succeeded attempt, signed so the standardwebhooks verifier ac
   const { d } = dispatcher(t);
   const evt = event({ data: { id: 'task_1', title: 'Ünïcode ✓' } });
   d.enqueue(target(rx.url), evt);
-  assert.equal(d.deliveries('wh_001')[0]?.status, 'pending', 'enqueue returns before anything is sent');
+  assert.equal((await d.deliveries('wh_001'))[0]?.status, 'pending', 'enqueue returns before anything is sent');
   await d.idle();
 
   assert.equal(rx.requests.length, 1);
@@ -37,7 +37,7 @@ test('a 2xx is one succeeded attempt, signed so the standardwebhooks verifier ac
   const verified = new Webhook(SECRET).verify(body, headers as Record<string, string>);
   assert.deepEqual(verified, { type: evt.type, timestamp: evt.timestamp, data: evt.data });
 
-  const [record, ...rest] = d.deliveries('wh_001');
+  const [record, ...rest] = await d.deliveries('wh_001');
   assert.equal(rest.length, 0);
   assert.match(record!.id, /^dlv_/);
   assert.equal(record!.webhookId, 'wh_001');
@@ -71,7 +71,7 @@ test('a 500 is retried with the same webhook-id; attempts are numbered 1, 2', as
     rx.requests.map((r) => r.headers['webhook-id']),
     [evt.id, evt.id],
   );
-  const records = chronological(d.deliveries('wh_001'));
+  const records = chronological(await d.deliveries('wh_001'));
   assert.deepEqual(
     records.map((r) => [r.attempt, r.status, r.responseStatus, r.error]),
     [
@@ -100,14 +100,14 @@ test('failures retry through the schedule, then the delivery is finally failed',
   assert.deepEqual(timers.pending, [], 'no retry after the last step');
   assert.equal(rx.requests.length, 3);
   assert.deepEqual(
-    chronological(d.deliveries('wh_001')).map((r) => [r.attempt, r.status]),
+    chronological(await d.deliveries('wh_001')).map((r) => [r.attempt, r.status]),
     [
       [1, 'failed'],
       [2, 'failed'],
       [3, 'failed'],
     ],
   );
-  assert.equal(d.deliveries('wh_001')[0]!.nextAttemptAt, null);
+  assert.equal((await d.deliveries('wh_001'))[0]!.nextAttemptAt, null);
   assert.ok(log.lines.some((l) => l.level === 'warn' && /retries exhausted/.test(l.msg ?? '')));
 });
 
@@ -120,12 +120,12 @@ test('a receiver that hangs past the timeout fails with a timeout, then is retri
   await rx.arrived(1);
   assert.deepEqual(timers.pending, [300], 'the attempt runs against its timeout');
   timers.advance(299);
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'pending');
+  assert.equal((await d.deliveries('wh_001'))[0]!.status, 'pending');
   timers.advance(1);
   await d.idle();
   timers.advance(50);
   await d.idle();
-  const [first, second] = chronological(d.deliveries('wh_001'));
+  const [first, second] = chronological(await d.deliveries('wh_001'));
   assert.equal(first!.status, 'failed');
   assert.equal(first!.error, 'timeout after 300 ms');
   assert.equal(first!.responseStatus, null);
@@ -142,7 +142,7 @@ test('a timeout also covers a response body that never ends', async (t) => {
   const { d } = dispatcher(t, { retrySchedule: [], scheduler: realTimers });
   d.enqueue(target(rx.url), event());
   await d.idle();
-  const [record] = d.deliveries('wh_001');
+  const [record] = await d.deliveries('wh_001');
   assert.equal(record!.status, 'failed');
   assert.equal(record!.responseStatus, 200);
   assert.equal(record!.error, 'timeout after 300 ms (HTTP 200, reading the response body)');
@@ -165,7 +165,7 @@ test('a large response body is read only up to a bound', async (t) => {
   const { d } = dispatcher(t, { retrySchedule: [] });
   d.enqueue(target(rx.url), event());
   await d.idle();
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
+  assert.equal((await d.deliveries('wh_001'))[0]!.status, 'succeeded');
   await stoppedWriting;
   assert.ok(written < 160, `the connection was dropped early (${written} of 160 chunks written)`);
 });
@@ -188,8 +188,8 @@ test('connection refused is a failed attempt with the network error', async (t) 
   await d.idle();
   timers.advance(20);
   await d.idle();
-  assert.equal(d.deliveries('wh_001').length, 2);
-  for (const r of d.deliveries('wh_001')) {
+  assert.equal((await d.deliveries('wh_001')).length, 2);
+  for (const r of await d.deliveries('wh_001')) {
     assert.equal(r.status, 'failed');
     assert.equal(r.responseStatus, null);
     assert.match(r.error!, /ECONNREFUSED/);
@@ -228,7 +228,7 @@ test('a redirect is a failure and is not followed', async (t) => {
   }
   assert.equal(rx.requests.length, 3);
   assert.equal(elsewhere.requests.length, 0);
-  for (const r of d.deliveries('wh_001')) {
+  for (const r of await d.deliveries('wh_001')) {
     assert.equal(r.status, 'failed');
     assert.equal(r.responseStatus, 302);
     assert.equal(r.error, 'HTTP 302 (redirects are not followed)');
@@ -273,7 +273,7 @@ test('the check is made on the resolved address: a name resolving to loopback is
   const { d } = dispatcher(t, { allowPrivate: false, lookup: evil });
   d.enqueue(target(`http://evil.test:${rx.port}/hook`), event());
   await d.idle();
-  const [record] = d.deliveries('wh_001');
+  const [record] = await d.deliveries('wh_001');
   assert.equal(record!.status, 'refused');
   assert.equal(
     record!.error,
@@ -292,7 +292,7 @@ test('the injected lookup is the one the connection uses (allowed when allowPriv
   const { d } = dispatcher(t, { allowPrivate: true, lookup: evil });
   d.enqueue(target(`http://evil.test:${rx.port}/hook`), event());
   await d.idle();
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
+  assert.equal((await d.deliveries('wh_001'))[0]!.status, 'succeeded');
   assert.equal(rx.requests[0]!.headers.host, `evil.test:${rx.port}`);
 });
 
@@ -303,11 +303,11 @@ test('a URL that is not http(s) fails at once and is not retried', async (t) => 
   await d.idle();
   assert.deepEqual(timers.pending, [], 'no retry');
   assert.deepEqual(
-    d.deliveries('wh_001').map((r) => [r.status, r.error]),
+    (await d.deliveries('wh_001')).map((r) => [r.status, r.error]),
     [['failed', 'invalid url: ftp: is not http or https']],
   );
   assert.deepEqual(
-    d.deliveries('wh_creds').map((r) => [r.status, r.error]),
+    (await d.deliveries('wh_creds')).map((r) => [r.status, r.error]),
     [['failed', 'invalid url: credentials in the URL are not supported']],
   );
 });

@@ -203,14 +203,15 @@ export { sequentialIds };
 
 /**
  * A dispatcher for loopback receivers, on timers the test advances (`timers`), with retries 50 and 100 ms apart,
- * no jitter, closed when the test ends. Real clock: Standard Webhooks verifiers check the timestamp against the
- * real time.
+ * no jitter, closed when the test ends. Its clock starts at the real time (Standard Webhooks verifiers check the
+ * timestamp against it) and moves with the timers.
  */
 export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> = {}) {
   const log = captureLogger();
-  const timers = new FakeScheduler();
+  const clock = new FakeClock(new Date().toISOString());
+  const timers = new FakeScheduler(clock);
   const d = new WebhookDispatcher({
-    clock: systemClock,
+    clock,
     ids: sequentialIds(),
     log,
     retrySchedule: [50, 100],
@@ -221,7 +222,7 @@ export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> =
     ...options,
   });
   t.after(() => timers.drive(d.close(0)));
-  return { d, log, timers };
+  return { d, log, timers, clock };
 }
 
 /**

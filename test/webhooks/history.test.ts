@@ -59,14 +59,14 @@ test('history is bounded per webhook, newest first', async (t) => {
   await d.idle();
   assert.equal(rx.requests.length, 6);
   assert.deepEqual(
-    d.deliveries('wh_001').map((r) => r.eventId),
+    (await d.deliveries('wh_001')).map((r) => r.eventId),
     [events[4]!.id, events[3]!.id, events[2]!.id],
   );
-  assert.equal(d.deliveries('wh_other').length, 1);
-  assert.deepEqual(d.deliveries('wh_unknown'), []);
+  assert.equal((await d.deliveries('wh_other')).length, 1);
+  assert.deepEqual(await d.deliveries('wh_unknown'), []);
   // Callers get copies.
-  d.deliveries('wh_001')[0]!.status = 'failed';
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
+  (await d.deliveries('wh_001'))[0]!.status = 'failed';
+  assert.equal((await d.deliveries('wh_001'))[0]!.status, 'succeeded');
 });
 
 test('redeliver sends the same event again with the same webhook-id, as a new delivery', async (t) => {
@@ -75,9 +75,9 @@ test('redeliver sends the same event again with the same webhook-id, as a new de
   const evt = event();
   d.enqueue(target(rx.url), evt);
   await d.idle();
-  const original = d.deliveries('wh_001')[0]!;
+  const original = (await d.deliveries('wh_001'))[0]!;
 
-  const again = d.redeliver('wh_001', original.id);
+  const again = await d.redeliver('wh_001', original.id);
   assert.ok(again);
   assert.notEqual(again.id, original.id);
   assert.deepEqual([again.status, again.attempt, again.eventId, again.eventType], ['pending', 1, evt.id, evt.type]);
@@ -86,13 +86,13 @@ test('redeliver sends the same event again with the same webhook-id, as a new de
   assert.equal(rx.requests[1]!.headers['webhook-id'], evt.id);
   assert.equal(rx.requests[1]!.body, rx.requests[0]!.body);
   assert.deepEqual(
-    d.deliveries('wh_001').map((r) => [r.id, r.status]),
+    (await d.deliveries('wh_001')).map((r) => [r.id, r.status]),
     [
       [again.id, 'succeeded'],
       [original.id, 'succeeded'],
     ],
   );
 
-  assert.equal(d.redeliver('wh_001', 'dlv_nope'), undefined);
-  assert.equal(d.redeliver('wh_other', original.id), undefined, "another webhook's delivery");
+  assert.equal(await d.redeliver('wh_001', 'dlv_nope'), undefined);
+  assert.equal(await d.redeliver('wh_other', original.id), undefined, "another webhook's delivery");
 });

@@ -21,9 +21,8 @@ test('at most `concurrency` requests are in flight; the rest wait their turn in 
   const { d } = dispatcher(t, { concurrency: 2, timeoutMs: 2_000 });
   const events = Array.from({ length: 6 }, () => event());
   for (const e of events) d.enqueue(target(rx.url), e);
-  assert.deepEqual(d.stats(), { queued: 4, inFlight: 2, scheduledRetries: 0 });
   await rx.arrived(2);
-  assert.deepEqual(d.stats(), { queued: 4, inFlight: 2, scheduledRetries: 0 }, 'the others wait for an answer');
+  assert.deepEqual(await d.stats(), { pending: 6, inFlight: 2 }, 'the others wait for an answer');
   slow.release();
   await d.idle();
   assert.equal(rx.requests.length, 6);
@@ -31,10 +30,10 @@ test('at most `concurrency` requests are in flight; the rest wait their turn in 
   // FIFO: they go two by two in the order queued (within a pair, either may reach the receiver first).
   const pairs = (ids: unknown[]) => [0, 2, 4].map((i) => ids.slice(i, i + 2).sort());
   assert.deepEqual(pairs(rx.requests.map((r) => r.headers['webhook-id'])), pairs(events.map((e) => e.id)));
-  assert.ok(d.deliveries('wh_001').every((r) => r.status === 'succeeded'));
+  assert.ok((await d.deliveries('wh_001')).every((r) => r.status === 'succeeded'));
 });
 
-test('the default 16 requests in flight at once make Node print no warning (each listens for the shutdown)', async (t) => {
+test('the default 16 requests in flight at once (4 webhooks, 4 each) make Node print no warning (each listens for the shutdown)', async (t) => {
   const warnings: Error[] = [];
   const onWarning = (w: Error) => warnings.push(w);
   process.on('warning', onWarning);
@@ -42,7 +41,7 @@ test('the default 16 requests in flight at once make Node print no warning (each
   const slow = gate();
   const rx = await receiver(t, slow.handler);
   const { d } = dispatcher(t, { timeoutMs: 2_000 }); // concurrency: the default, 16
-  for (let i = 0; i < 20; i++) d.enqueue(target(rx.url), event());
+  for (let i = 0; i < 20; i++) d.enqueue(target(rx.url, `wh_${i % 4}`), event());
   await rx.arrived(16);
   assert.equal(rx.concurrent, 16);
   slow.release();
@@ -61,8 +60,8 @@ test('a full queue drops the delivery, records it as failed "queue full" and war
   const { d, log } = dispatcher(t, { concurrency: 1, maxQueue: 3, timeoutMs: 2_000 });
   const events = Array.from({ length: 5 }, () => event());
   for (const e of events) d.enqueue(target(rx.url), e);
-  assert.deepEqual(d.stats(), { queued: 2, inFlight: 1, scheduledRetries: 0 });
-  const dropped = d.deliveries('wh_001').filter((r) => r.error === 'queue full');
+  assert.equal((await d.stats()).pending, 3);
+  const dropped = (await d.deliveries('wh_001')).filter((r) => r.error === 'queue full');
   assert.deepEqual(
     dropped.map((r) => [r.eventId, r.status, r.attempt, r.nextAttemptAt]),
     [
@@ -84,7 +83,7 @@ test('a full queue drops the delivery, records it as failed "queue full" and war
   d.enqueue(target(rx.url), event());
   await d.idle();
   assert.equal(rx.requests.length, 4);
-  assert.equal(d.deliveries('wh_001')[0]!.status, 'succeeded');
+  assert.equal((await d.deliveries('wh_001'))[0]!.status, 'succeeded');
 });
 
 test('scheduled retries count toward maxQueue', async (t) => {
@@ -93,10 +92,10 @@ test('scheduled retries count toward maxQueue', async (t) => {
   d.enqueue(target(rx.url), event());
   d.enqueue(target(rx.url), event());
   await d.idle();
-  assert.deepEqual(timers.pending, [5_000, 5_000], 'both waiting to retry');
+  assert.deepEqual(timers.pending, [5_000], 'both waiting to retry (one wake-up for both)');
   d.enqueue(target(rx.url), event());
-  assert.equal(d.deliveries('wh_001')[0]!.error, 'queue full');
-  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 2 });
+  assert.equal((await d.deliveries('wh_001'))[0]!.error, 'queue full');
+  assert.deepEqual(await d.stats(), { pending: 2, inFlight: 0 });
 });
 
 test('Retry-After asking for longer than the step is honoured', async (t) => {
@@ -114,12 +113,12 @@ test('Retry-After asking for longer than the step is honoured', async (t) => {
   timers.advance(1);
   await d.idle();
   assert.equal(rx.requests.length, 2);
-  const [first] = chronological(d.deliveries('wh_001'));
+  const [first] = chronological(await d.deliveries('wh_001'));
   const planned = Date.parse(first!.nextAttemptAt!) - Date.parse(first!.completedAt!);
   assert.equal(planned, 1_000, 'nextAttemptAt is Retry-After after the failure');
 });
 
-test('retries stop when the webhook is no longer active', async (t) => {
+test('retries stop when the webhook is no longer active; the attempt due says so', async (t) => {
   const rx = await receiver(t, (_req, res) => void res.writeHead(500).end());
   let active = true;
   const checked: string[] = [];
@@ -137,11 +136,15 @@ test('retries stop when the webhook is no longer active', async (t) => {
   active = false;
   timers.advance(100);
   await d.idle();
-  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
+  assert.deepEqual(await d.stats(), { pending: 0, inFlight: 0 });
   assert.deepEqual(timers.pending, []);
   assert.equal(rx.requests.length, 2);
-  assert.deepEqual(checked, ['wh_001', 'wh_001']);
-  assert.equal(d.deliveries('wh_001')[0]!.nextAttemptAt, null);
+  assert.deepEqual(checked, ['wh_001', 'wh_001', 'wh_001'], 'read before every attempt');
+  const [last] = await d.deliveries('wh_001');
+  assert.deepEqual(
+    [last!.attempt, last!.status, last!.error, last!.stopReason, last!.url, last!.nextAttemptAt],
+    [3, 'failed', 'cancelled: webhook inactive', 'cancelled: webhook inactive', null, null],
+  );
 });
 
 test('forget drops the history and pending retries of a deleted webhook', async (t) => {
@@ -151,9 +154,9 @@ test('forget drops the history and pending retries of a deleted webhook', async 
   await d.idle();
   assert.deepEqual(timers.pending, [100]);
   d.forget('wh_001');
-  assert.deepEqual(d.deliveries('wh_001'), []);
-  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
-  assert.deepEqual(timers.pending, [], 'the retry timer is cleared');
+  await d.idle();
+  assert.deepEqual(await d.deliveries('wh_001'), []);
+  assert.deepEqual(await d.stats(), { pending: 0, inFlight: 0 });
   timers.advance(100);
   await d.idle();
   assert.equal(rx.requests.length, 1);
@@ -182,13 +185,13 @@ test('enqueue never throws at the caller; a delivery that cannot be signed or se
   assert.doesNotThrow(() => d.enqueue(target('http://127.0.0.1:1/'), event({ data: circular })));
   await d.idle();
   for (const webhookId of ['wh_bad', 'wh_001']) {
-    const [record] = d.deliveries(webhookId);
+    const [record] = await d.deliveries(webhookId);
     assert.equal(record?.status, 'failed', webhookId);
     assert.match(String(record?.error), /^could not be signed: /);
     assert.equal(record?.nextAttemptAt, null);
   }
   assert.equal(log.lines.filter((l) => l.level === 'error').length, 2);
-  assert.deepEqual(d.stats(), { queued: 0, inFlight: 0, scheduledRetries: 0 });
+  assert.deepEqual(await d.stats(), { pending: 0, inFlight: 0 });
 });
 
 test('options that cannot work are refused at construction', () => {
@@ -213,9 +216,25 @@ test('a receiver that hangs does not hold up the API: the write has answered whi
   for (let i = 0; i < 20; i++)
     created.push((await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` })).status);
   assert.deepEqual(new Set(created), new Set([201]));
-  await r.arrived(16);
-  assert.equal(r.concurrent, 16, 'outbound requests bounded by the concurrency limit');
+  await r.arrived(4);
+  assert.equal(r.concurrent, 4, 'outbound requests to one webhook bounded by the per-webhook limit');
   assert.equal((await api.get('/api/tasks?projectId=proj_001')).body.count, 23);
+});
+
+test('a receiver that hangs holds only its own share of the slots: a healthy webhook next to it is not delayed', async (t) => {
+  const { api } = await appWithReceivers(t, { timeoutMs: 5_000, concurrency: 4, perWebhookConcurrency: 2 });
+  const hanging = await receiver(t, () => new Promise<void>(() => {})); // never answers
+  const healthy = await receiver(t);
+  await subscribe(api, hanging.url, ['task.created']);
+  for (let i = 0; i < 10; i++) await api.post('/api/tasks', { projectId: 'proj_001', title: `Hung ${i}` });
+  await hanging.arrived(2);
+  await subscribe(api, healthy.url, ['task.updated']);
+  for (let i = 0; i < 10; i++) await api.patch('/api/tasks/task_001', { title: `Healthy ${i}` });
+  const written = performance.now();
+  await healthy.arrived(10);
+  assert.ok(performance.now() - written < 2_000, 'the healthy deliveries went out while the other receiver hung');
+  assert.equal(hanging.concurrent, 2, 'the hanging receiver holds its two slots, no more');
+  assert.ok(healthy.maxConcurrent <= 2);
 });
 
 test('an observer that throws is logged and changes nothing: the delivery and its retry go on', async (t) => {
@@ -234,7 +253,7 @@ test('an observer that throws is logged and changes nothing: the delivery and it
   await d.idle();
   assert.deepEqual(seen, ['failed', 'succeeded']);
   assert.deepEqual(
-    chronological(d.deliveries('wh_001')).map((r) => r.status),
+    chronological(await d.deliveries('wh_001')).map((r) => r.status),
     ['failed', 'succeeded'],
   );
   assert.equal(log.lines.filter((l) => l.level === 'error' && /observer failed/.test(l.msg ?? '')).length, 2);

@@ -45,7 +45,7 @@ test("https deliveries check the receiver's certificate against Node's root cert
     timers.advance(step);
   }
 
-  const records = chronological(d.deliveries('wh_001'));
+  const records = chronological(await d.deliveries('wh_001'));
   assert.deepEqual(
     records.map((r) => [r.attempt, r.status, r.responseStatus]),
     [

@@ -1,17 +1,19 @@
 import { iso } from '../../core/runtime.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
+import type { DeliveryQuery } from '../../webhooks/outbox.ts';
 import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from '../../webhooks/types.ts';
 import type { WebhookService } from './service.ts';
 
 /** The part of the webhook dispatcher the delivery log, redelivery and ping use. */
 export interface DeliveryQueue {
-  enqueue(target: DeliveryTarget, event: OutboundEvent): void;
-  deliveries(webhookId: string): DeliveryRecord[];
-  redeliver(webhookId: string, deliveryId: string, target?: DeliveryTarget): DeliveryRecord | undefined;
+  send(target: DeliveryTarget, event: OutboundEvent, options?: { force?: boolean }): Promise<DeliveryRecord>;
+  deliveries(webhookId: string, query?: DeliveryQuery): Promise<DeliveryRecord[]>;
+  redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
+  redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]>;
 }
 
-/** A webhook's deliveries: its log, the redelivery of a past one, and a test event. Unknown webhooks are 404. */
+/** A webhook's deliveries: its log, the redelivery of past ones, and a test event. Unknown webhooks are 404. */
 export class DeliveryService {
   constructor(
     private readonly webhooks: WebhookService,
@@ -19,34 +21,33 @@ export class DeliveryService {
     private readonly deps: Pick<ServiceDeps, 'clock' | 'ids'>,
   ) {}
 
-  /** The delivery attempts of a webhook, newest first. */
-  async list(webhookId: string): Promise<DeliveryRecord[]> {
+  /** The delivery attempts of a webhook, newest first, filtered by `query`. */
+  async list(webhookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
     await this.webhooks.get(webhookId);
-    return this.queue.deliveries(webhookId);
+    return this.queue.deliveries(webhookId, query);
   }
 
   /** Sends the event of a past delivery again (same `webhook-id`), to the webhook as it is now. */
   async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
-    const record = this.queue.redeliver(webhookId, deliveryId, await this.target(webhookId));
+    await this.webhooks.get(webhookId);
+    const record = await this.queue.redeliver(webhookId, deliveryId);
     if (!record) throw notFound('Delivery', deliveryId);
     return record;
   }
 
-  /** Queues a `webhook.ping` event now, whether the webhook is active or not; returns its delivery. */
-  async ping(webhookId: string): Promise<DeliveryRecord> {
-    const target = await this.target(webhookId);
-    const eventId = this.deps.ids('evt');
-    this.queue.enqueue(target, {
-      id: eventId,
-      type: 'webhook.ping',
-      timestamp: iso(this.deps.clock.now()),
-      data: { webhookId },
-    });
-    return this.queue.deliveries(webhookId).find((d) => d.eventId === eventId)!;
+  /** Sends again every event whose delivery failed for good among the attempts made since `since`. */
+  async redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]> {
+    await this.webhooks.get(webhookId);
+    return this.queue.redeliverFailed(webhookId, since);
   }
 
-  private async target(id: string): Promise<DeliveryTarget> {
-    const hook = await this.webhooks.withSecret(id);
-    return { id: hook.id, url: hook.url, secret: hook.secret };
+  /** Queues a `webhook.ping` event now, whether the webhook is active or not; returns its delivery. */
+  async ping(webhookId: string): Promise<DeliveryRecord> {
+    const hook = await this.webhooks.withSecret(webhookId);
+    return this.queue.send(
+      { id: hook.id, url: hook.url, secret: hook.secret },
+      { id: this.deps.ids('evt'), type: 'webhook.ping', timestamp: iso(this.deps.clock.now()), data: { webhookId } },
+      { force: true },
+    );
   }
 }

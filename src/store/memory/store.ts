@@ -13,11 +13,14 @@ import type { Collections, Store } from '../store.ts';
 import type { StreamLog } from '../types.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
+import { MemoryDeliveryLog } from './deliveries.ts';
 import { UndoLog } from './undo.ts';
 
 export interface MemoryStoreOptions {
   /** At most this many activity entries are kept, the oldest dropped (`ACTIVITY_LOG_MAX`); default 1,000,000. */
   activityLogMax?: number;
+  /** Webhook delivery attempts kept per webhook (`WEBHOOK_HISTORY`); default 100. */
+  webhookHistory?: number;
 }
 
 /**
@@ -42,12 +45,14 @@ export class MemoryStore implements Store {
   readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username']);
   /** Nothing to keep: the event stream fills its own ring once each change has committed. */
   readonly streamLog: StreamLog = { append: async () => {} };
+  readonly deliveries: MemoryDeliveryLog;
 
   private tail: Promise<unknown> = Promise.resolve();
   private readonly scope = new TransactionScope();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.activity = new MemoryActivityLog<ActivityEntry>({ max: options.activityLogMax });
+    this.deliveries = new MemoryDeliveryLog(options.webhookHistory ?? 100);
   }
 
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
@@ -82,6 +87,7 @@ export class MemoryStore implements Store {
         activity: undo.activityLog(this.activity),
         tokens: undo.collection(this.tokens),
         streamLog: this.streamLog,
+        deliveries: undo.deliveryLog(this.deliveries),
       });
     } catch (error) {
       undo.rollBack();

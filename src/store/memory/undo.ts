@@ -1,6 +1,8 @@
 import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Filter, Updated } from '../types.ts';
+import type { DeliveryLog, StoredDelivery } from '../../webhooks/outbox.ts';
 import type { ListQuery, Page } from '../types.ts';
 import type { MemoryActivityLog } from './activity-log.ts';
+import type { MemoryDeliveryLog } from './deliveries.ts';
 import type { MemoryCollection } from './collection.ts';
 
 type Step = () => void;
@@ -18,6 +20,17 @@ export class UndoLog {
 
   activityLog<T extends ActivityRecord>(base: MemoryActivityLog<T>): ActivityLog<T> {
     return new UndoableActivityLog(base, this.steps);
+  }
+
+  deliveryLog(base: MemoryDeliveryLog): DeliveryLog {
+    const steps = this.steps;
+    // Only `add` is a transaction's to make; the rest is the workers', outside any transaction.
+    return Object.assign(Object.create(base) as MemoryDeliveryLog, {
+      async add(rows: readonly StoredDelivery[]): Promise<void> {
+        await base.add(rows);
+        steps.push(() => base.remove(rows.map((r) => r.id)));
+      },
+    });
   }
 
   /** Undoes every write, newest first. */

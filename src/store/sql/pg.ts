@@ -121,7 +121,7 @@ export class PgDriver implements SqlDriver {
       });
       c.on('notification', (n) => onNotify(n.payload ?? ''));
       await c.connect();
-      await c.query(`LISTEN ${channel}`);
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       if (stopped) return void (await c.end().catch(ignore));
       client = c;
     };

@@ -16,6 +16,8 @@ import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
 import { SqlStreamLog } from './stream-log.ts';
+import { SqlDeliveryLog } from './deliveries.ts';
+import type { DeliveryLog } from '../../webhooks/outbox.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
@@ -23,8 +25,9 @@ const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key
   TableSql
 >;
 
-/** The collections over one database connection (`outside`: the pool, outside any transaction). */
-function collectionsOn(db: SqlClient, outside = false): Collections {
+/** The collections over one database connection, or the pool (`driver`, outside any transaction). */
+function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
+  const outside = driver !== undefined;
   return {
     projects: new SqlCollection<Project>(db, SQL.projects),
     tasks: new SqlCollection<Task>(db, SQL.tasks),
@@ -37,6 +40,7 @@ function collectionsOn(db: SqlClient, outside = false): Collections {
     activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity, outside),
     tokens: new SqlCollection<TokenRecord>(db, SQL.tokens),
     streamLog: new SqlStreamLog(db),
+    deliveries: new SqlDeliveryLog(db, driver),
   };
 }
 
@@ -69,10 +73,11 @@ export class SqlStore implements Store {
   readonly activity: ActivityLog<ActivityEntry>;
   readonly tokens: Collection<TokenRecord>;
   readonly streamLog: StreamLog;
+  readonly deliveries: DeliveryLog;
   private readonly scope = new TransactionScope();
 
   constructor(readonly driver: SqlDriver) {
-    const c = collectionsOn(driver, true);
+    const c = collectionsOn(driver, driver);
     this.projects = c.projects;
     this.tasks = c.tasks;
     this.teams = c.teams;
@@ -84,6 +89,7 @@ export class SqlStore implements Store {
     this.activity = c.activity;
     this.tokens = c.tokens;
     this.streamLog = c.streamLog;
+    this.deliveries = c.deliveries;
   }
 
   get kind(): SqlDriver['kind'] {
@@ -122,7 +128,7 @@ export class SqlStore implements Store {
         await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK.namespace, LOCK.seed]);
         const tx = collectionsOn(client);
         if (options.reset) {
-          await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')} RESTART IDENTITY`);
+          await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries RESTART IDENTITY`);
         } else {
           const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
             `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +

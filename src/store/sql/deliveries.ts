@@ -1,0 +1,259 @@
+import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
+import type { SqlClient, SqlDriver } from './driver.ts';
+
+/** The channel on which a transaction that adds deliveries announces them (delivered at its COMMIT). */
+export const DELIVERIES_CHANNEL = 'pm_webhook_deliveries';
+
+const stamp = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The select list that makes a row a `StoredDelivery`: same keys, timestamps in `toISOString()` form. */
+function fields(alias = ''): string {
+  const c = (column: string) => `${alias}${column}`;
+  return [
+    `${c('id')} AS id`,
+    `${c('webhook_id')} AS "webhookId"`,
+    `${c('event_id')} AS "eventId"`,
+    `${c('event_type')} AS "eventType"`,
+    `${c('attempt')} AS attempt`,
+    `${c('status')} AS status`,
+    `${c('response_status')} AS "responseStatus"`,
+    `${c('error')} AS error`,
+    `${c('duration_ms')} AS "durationMs"`,
+    `${stamp(c('created_at'))} AS "createdAt"`,
+    `${stamp(c('completed_at'))} AS "completedAt"`,
+    `${stamp(c('next_attempt_at'))} AS "nextAttemptAt"`,
+    `${c('url')} AS url`,
+    `${c('queued_ms')} AS "queuedMs"`,
+    `${c('stop_reason')} AS "stopReason"`,
+    `${c('payload')} AS payload`,
+    `${stamp(c('due_at'))} AS "dueAt"`,
+    `${c('force')} AS force`,
+    `${stamp(c('lease_until'))} AS "leaseUntil"`,
+    `${c('leased_by')} AS "leasedBy"`,
+  ].join(', ');
+}
+const FIELDS = fields();
+
+const COLUMNS = [
+  ['id', 'text'],
+  ['webhook_id', 'text'],
+  ['event_id', 'text'],
+  ['event_type', 'text'],
+  ['attempt', 'int'],
+  ['status', 'text'],
+  ['response_status', 'int'],
+  ['error', 'text'],
+  ['duration_ms', 'int'],
+  ['created_at', 'timestamptz'],
+  ['completed_at', 'timestamptz'],
+  ['next_attempt_at', 'timestamptz'],
+  ['url', 'text'],
+  ['queued_ms', 'int'],
+  ['stop_reason', 'text'],
+  ['payload', 'text'],
+  ['due_at', 'timestamptz'],
+  ['force', 'boolean'],
+  ['lease_until', 'timestamptz'],
+  ['leased_by', 'text'],
+] as const;
+
+function values(r: StoredDelivery): unknown[] {
+  return [
+    r.id,
+    r.webhookId,
+    r.eventId,
+    r.eventType,
+    r.attempt,
+    r.status,
+    r.responseStatus,
+    r.error,
+    r.durationMs,
+    r.createdAt,
+    r.completedAt,
+    r.nextAttemptAt,
+    r.url,
+    r.queuedMs,
+    r.stopReason,
+    r.payload,
+    r.dueAt,
+    r.force,
+    r.leaseUntil,
+    r.leasedBy,
+  ];
+}
+
+function insert(rows: readonly StoredDelivery[]): { text: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const tuples = rows.map((r) => {
+    const start = params.length;
+    params.push(...values(r));
+    return `(${COLUMNS.map(([, type], i) => `$${start + i + 1}::${type}`).join(', ')})`;
+  });
+  return {
+    text: `INSERT INTO webhook_deliveries (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${tuples.join(', ')}`,
+    params,
+  };
+}
+
+/**
+ * The outbox on PostgreSQL (a server or the embedded one), shared by every instance on the database.
+ *
+ * A worker of our own over `FOR UPDATE SKIP LOCKED` rather than pg-boss or graphile-worker: the row a job queue
+ * would hold is the delivery log itself (one row per attempt, read by `GET …/deliveries`), the retry schedule is
+ * the service's (jitter, `Retry-After`, the stored `next_attempt_at` followed exactly), the fairness rule is per
+ * webhook, and the same code runs on the embedded PostgreSQL and in memory; a queue library would add its own
+ * schema, its own worker loop and a second copy of each delivery, and does not run on PGlite.
+ *
+ * Claiming is one statement: the due, unleased pending rows, at most `perWebhook` per webhook (less what the
+ * worker already has in flight), oldest due first, locked with `FOR UPDATE SKIP LOCKED` (two instances never take
+ * the same row) and leased until `leaseUntil`. A worker that dies leaves its rows leased; once the lease runs out
+ * (the attempt timeout plus a margin) any instance claims them again. Settling checks the lease is still the
+ * worker's, so an attempt is written once.
+ */
+export class SqlDeliveryLog implements DeliveryLog {
+  readonly durable = true;
+
+  constructor(
+    private readonly db: SqlClient,
+    private readonly driver?: SqlDriver,
+  ) {}
+
+  async add(rows: readonly StoredDelivery[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { text, params } = insert(rows);
+    await this.db.query(text, params);
+    if (rows.some((r) => r.status === 'pending')) await this.db.query(`SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`);
+  }
+
+  async claim(r: ClaimRequest): Promise<StoredDelivery[]> {
+    const busy = [...r.busy.entries()];
+    return this.db.query<StoredDelivery>(
+      `WITH candidates AS (
+         SELECT ranked.id, ranked.due_at, ranked.seq FROM (
+           SELECT id, due_at, seq, webhook_id,
+                  row_number() OVER (PARTITION BY webhook_id ORDER BY due_at, seq) AS n
+             FROM webhook_deliveries
+            WHERE status = 'pending' AND due_at <= $1::timestamptz
+              AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
+         ) ranked
+         LEFT JOIN unnest($4::text[], $5::int[]) AS busy(webhook_id, used) ON busy.webhook_id = ranked.webhook_id
+         WHERE ranked.n <= $3::int - coalesce(busy.used, 0)
+         ORDER BY ranked.due_at, ranked.seq
+         LIMIT $2::int
+       ), locked AS (
+         SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
+          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d SET lease_until = $6::timestamptz, leased_by = $7::text
+         FROM locked WHERE d.id = locked.id
+       RETURNING ${fields('d.')}`,
+      [r.now, r.limit, r.perWebhook, busy.map(([id]) => id), busy.map(([, n]) => n), r.leaseUntil, r.owner],
+    );
+  }
+
+  async settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean> {
+    const write = async (db: SqlClient): Promise<boolean> => {
+      const updated = await db.query(
+        `UPDATE webhook_deliveries SET status = $3, response_status = $4, error = $5, duration_ms = $6,
+                completed_at = $7::timestamptz, next_attempt_at = $8::timestamptz, url = $9, queued_ms = $10,
+                stop_reason = $11, lease_until = NULL, leased_by = NULL
+          WHERE id = $1 AND status = 'pending' AND leased_by = $2 RETURNING 1`,
+        [
+          done.id,
+          owner,
+          done.status,
+          done.responseStatus,
+          done.error,
+          done.durationMs,
+          done.completedAt,
+          done.nextAttemptAt,
+          done.url,
+          done.queuedMs,
+          done.stopReason,
+        ],
+      );
+      if (updated.length === 0) return false;
+      if (next) {
+        const { text, params } = insert([next]);
+        await db.query(text, params);
+      }
+      return true;
+    };
+    if (!next || !this.driver) return write(this.db);
+    return this.driver.transaction(write);
+  }
+
+  async release(ids: readonly string[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(
+      `UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL
+        WHERE id = ANY($1::text[]) AND status = 'pending' AND leased_by = $2`,
+      [ids, owner],
+    );
+  }
+
+  async list(webhookId: string, q: DeliveryQuery = {}): Promise<StoredDelivery[]> {
+    const params: unknown[] = [webhookId];
+    const where = ['webhook_id = $1'];
+    const add = (condition: string, value: unknown) => {
+      params.push(value);
+      where.push(condition.replace('?', `$${params.length}`));
+    };
+    if (q.status !== undefined) add('status = ?', q.status);
+    if (q.eventType !== undefined) add('event_type = ?', q.eventType);
+    if (q.since !== undefined) add('created_at >= ?::timestamptz', q.since);
+    if (q.until !== undefined) add('created_at <= ?::timestamptz', q.until);
+    let limit = '';
+    if (q.limit !== undefined) {
+      params.push(q.limit);
+      limit = ` LIMIT $${params.length}`;
+    }
+    return this.db.query<StoredDelivery>(
+      `SELECT ${FIELDS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC${limit}`,
+      params,
+    );
+  }
+
+  async find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
+    const [row] = await this.db.query<StoredDelivery>(
+      `SELECT ${FIELDS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`,
+      [deliveryId, webhookId],
+    );
+    return row;
+  }
+
+  async nextDue(after: string): Promise<string | null> {
+    const [row] = await this.db.query<{ at: string | null }>(
+      `SELECT ${stamp('min(due_at)')} AS at FROM webhook_deliveries
+        WHERE status = 'pending' AND lease_until IS NULL AND due_at > $1::timestamptz`,
+      [after],
+    );
+    return row?.at ?? null;
+  }
+
+  async pending(): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return row?.n ?? 0;
+  }
+
+  async prune(before: string): Promise<number> {
+    const rows = await this.db.query(
+      `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1::timestamptz RETURNING 1`,
+      [before],
+    );
+    return rows.length;
+  }
+
+  async forget(): Promise<void> {
+    // Kept by age, not per webhook: a deleted webhook's rows go when pruned; its pending ones are cancelled.
+  }
+
+  async listen(wake: () => void): Promise<() => Promise<void>> {
+    if (!this.driver?.listen) return async () => {};
+    // A reconnected listener may have missed notifications: wake then too.
+    return this.driver.listen(DELIVERIES_CHANNEL, () => wake(), wake);
+  }
+}

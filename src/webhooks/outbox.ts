@@ -1,0 +1,107 @@
+import type { DeliveryRecord, DeliveryStatus } from './types.ts';
+
+/**
+ * One attempt as the outbox keeps it: the record the delivery log shows, and what the workers need to make it.
+ * A pending row is an attempt still to be made: due at `dueAt`, and claimed by a worker while `leasedBy` holds
+ * it until `leaseUntil`. A failed attempt that will be retried is followed at once by the next attempt's pending
+ * row, due at the failed one's `nextAttemptAt`: the retry schedule lives in the store, not in a process's timers.
+ */
+export interface StoredDelivery extends DeliveryRecord {
+  /** The body every attempt sends: the event's payload, made once when the delivery was queued. */
+  readonly payload: string;
+  /** When a pending attempt may be made. */
+  dueAt: string;
+  /** Sent whether the webhook is active or not (a ping, a redelivery asked for by hand). */
+  force: boolean;
+  leaseUntil: string | null;
+  leasedBy: string | null;
+}
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  eventType?: string;
+  /** Inclusive bounds on `createdAt`, ISO 8601. */
+  since?: string;
+  until?: string;
+  limit?: number;
+}
+
+export interface ClaimRequest {
+  /** Rows due by this instant are claimed (ISO 8601). */
+  now: string;
+  leaseUntil: string;
+  /** Who claims: written to each claimed row's `leasedBy`. */
+  owner: string;
+  /** At most this many rows. */
+  limit: number;
+  /** At most this many attempts in flight per webhook, counting `busy`. */
+  perWebhook: number;
+  /** Attempts the claiming worker already has in flight, per webhook. */
+  busy: ReadonlyMap<string, number>;
+}
+
+/**
+ * The webhook outbox and delivery log of a store: every attempt, one row each. First attempts are added in the
+ * transaction of the change that causes them (through the transaction's collections), so a change that rolls back
+ * sends nothing and one that commits is delivered even if the process dies the next instant. Workers claim due
+ * rows, make the attempts, and settle them; on PostgreSQL several instances share the rows (sql/deliveries.ts),
+ * in memory one process has them (memory.ts in this folder).
+ */
+export interface DeliveryLog {
+  /** Kept on disk and shared by every instance on the database (SQL), or gone with the process (memory). */
+  readonly durable: boolean;
+  add(rows: readonly StoredDelivery[]): Promise<void>;
+  /** Leases due, unclaimed pending rows to `owner`, oldest due first, within the per-webhook limit. */
+  claim(request: ClaimRequest): Promise<StoredDelivery[]>;
+  /**
+   * Writes a claimed attempt's outcome, and the attempt that follows it if any, while `owner` still holds its lease.
+   * False when the lease was lost (it ran out and another worker claimed the row): nothing is written.
+   */
+  settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean>;
+  /** Gives claimed rows back, still pending and due at once (an attempt cut short by a shutdown). */
+  release(ids: readonly string[], owner: string): Promise<void>;
+  /** A webhook's attempts, newest first. */
+  list(webhookId: string, query?: DeliveryQuery): Promise<StoredDelivery[]>;
+  find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined>;
+  /** The earliest `dueAt` later than `after` of the pending rows nobody holds, or null. */
+  nextDue(after: string): Promise<string | null>;
+  /** Pending rows. */
+  pending(): Promise<number>;
+  /** Removes settled attempts created before `before`; answers how many. */
+  prune(before: string): Promise<number>;
+  /** Drops what is kept of a deleted webhook, where the log is bounded per webhook (memory). */
+  forget(webhookId: string): Promise<void>;
+  /** Calls `wake` whenever another instance adds due rows; resolves to a function that stops listening. */
+  listen?(wake: () => void): Promise<() => Promise<void>>;
+}
+
+/** The record the delivery log shows for a stored attempt (a copy, without the outbox's own fields). */
+export function recordOf(row: StoredDelivery): DeliveryRecord {
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    attempt: row.attempt,
+    status: row.status,
+    responseStatus: row.responseStatus,
+    error: row.error,
+    durationMs: row.durationMs,
+    createdAt: row.createdAt,
+    completedAt: row.completedAt,
+    nextAttemptAt: row.nextAttemptAt,
+    url: row.url,
+    queuedMs: row.queuedMs,
+    stopReason: row.stopReason,
+  };
+}
+
+/** Whether a row matches a query's filters (not its limit). */
+export function matches(row: StoredDelivery, q: DeliveryQuery): boolean {
+  if (q.status !== undefined && row.status !== q.status) return false;
+  if (q.eventType !== undefined && row.eventType !== q.eventType) return false;
+  const at = Date.parse(row.createdAt);
+  if (q.since !== undefined && at < Date.parse(q.since)) return false;
+  if (q.until !== undefined && at > Date.parse(q.until)) return false;
+  return true;
+}
