@@ -25,6 +25,15 @@ export interface ServiceDeps<K extends keyof Collections = keyof Collections> {
  * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
  * A resource with operations of its own extends this class in its `service.ts`.
  */
+/** The store filter of a list's exact conditions: each field a value, or `AnyOf` its several values. */
+export function exactFilter<T>(conditions: Record<string, readonly unknown[]>): Filter<T> {
+  const filter: Record<string, unknown> = {};
+  for (const [field, values] of Object.entries(conditions)) {
+    filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
+  }
+  return filter as Filter<T>;
+}
+
 export class ResourceService<
   T extends Stamped,
   C extends object = object,
@@ -94,11 +103,7 @@ export class ResourceService<
 
   /** The store filter of exact conditions: a value, or `AnyOf` several. A resource may read a field its own way. */
   protected filterOf(conditions: Record<string, readonly unknown[]>): Filter<T> {
-    const filter: Record<string, unknown> = {};
-    for (const [field, values] of Object.entries(conditions)) {
-      filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
-    }
-    return filter as Filter<T>;
+    return exactFilter(conditions);
   }
 
   /** Creates a record and returns it as stored: the one answer that may carry what `view` leaves out. */

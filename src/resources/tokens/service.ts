@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ServiceDeps } from '../../core/resource-service.ts';
+import { exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
+import type { ListQuery, Page } from '../../store/types.ts';
 import { iso, randomAlphanumeric } from '../../core/runtime.ts';
 import { notFound, validationError } from '../../errors.ts';
 import type { Scope, Token, TokenCreate, TokenQuery, TokenRecord, TokenWithValue } from './schema.ts';
@@ -46,6 +47,13 @@ export class TokenService {
 
   async list(query: TokenQuery = {}): Promise<Token[]> {
     return (await this.deps.store.tokens.list({ username: query.username })).map(publicView);
+  }
+
+  /** A page of the list (the lists' parameters, as every collection takes them), without the hashes. */
+  async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<TokenRecord> = {}): Promise<Page<Token>> {
+    const filter = { ...exactFilter<TokenRecord>(conditions), ...query.filter };
+    const page = await this.deps.store.tokens.query({ ...query, filter });
+    return { ...page, items: page.items.map(publicView) };
   }
 
   async get(id: string): Promise<Token> {
