@@ -80,6 +80,8 @@ export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/api/webhooks/:wh/deliveries' },
   { method: 'POST', pattern: '/api/webhooks/:wh/deliveries/:dlv/redeliver' },
   { method: 'POST', pattern: '/api/webhooks/:wh/ping' },
+  { method: 'POST', pattern: '/api/webhooks/:wh/redeliver-failed' },
+  { method: 'GET', pattern: '/api/event-types' },
   ...crud('/api/activity-log', 'act', { query: ActivityQuery, create: ActivityCreate }),
   ...crud('/api/notifications', 'notif', { query: NotificationQuery, create: NotificationCreate, remove: true }),
   { method: 'PATCH', pattern: '/api/notifications/:notif/read' },

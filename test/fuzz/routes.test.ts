@@ -20,6 +20,12 @@ function registeredRoutes(tree: string): string[] {
   return out.sort();
 }
 
+/**
+ * Routes the fuzzers leave out, and why: the event stream answers for as long as the client stays (an injected
+ * request would never end); test/stream/ sends it bad parameters and headers.
+ */
+const NOT_FUZZED = new Set(['GET /api/stream']);
+
 test('the fuzzers cover every route the app serves', async (t) => {
   const app = await buildApp({ config: { logLevel: 'silent' } });
   t.after(() => app.close());
@@ -30,8 +36,9 @@ test('the fuzzers cover every route the app serves', async (t) => {
   // A wildcard route is printed under its longest shared prefix (`/docs*` for `/docs/static/*`).
   const wildcards = [...fuzzed].filter((r) => r.endsWith('*'));
   const missing = served.filter(
-    (r) => !fuzzed.has(r) && !(r.endsWith('*') && wildcards.some((w) => w.startsWith(r.slice(0, -1)))),
+    (r) =>
+      !fuzzed.has(r) && !NOT_FUZZED.has(r) && !(r.endsWith('*') && wildcards.some((w) => w.startsWith(r.slice(0, -1)))),
   );
   assert.deepEqual(missing, [], `routes the fuzzers never send to: ${missing.join(', ')}`);
-  t.diagnostic(`${served.length} routes served, all fuzzed`);
+  t.diagnostic(`${served.length} routes served, all fuzzed but ${[...NOT_FUZZED].join(', ')}`);
 });
