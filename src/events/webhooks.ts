@@ -41,8 +41,12 @@ export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent
 export interface Outbox {
   stage(log: DeliveryLog, target: DeliveryTarget, event: OutboundEvent): Promise<unknown>;
   wake(): void;
+  announce(): void;
   forget(webhookId: string): void;
 }
+
+/** The changes that staged deliveries: once committed, the other instances are told (webhookWakeConsumer). */
+const staging = new WeakSet<DomainEvent>();
 
 /**
  * Writes a delivery for every webhook event to each active webhook subscribed to its type or to `*`, into the
@@ -55,6 +59,7 @@ export function webhookOutboxConsumer(outbox: Outbox, ids: IdGenerator): Transac
       const hooks = await unit.tx.webhooks.list({ active: true, events: new AnyOf(outbound.type, WILDCARD) });
       for (const hook of hooks) {
         await outbox.stage(unit.tx.deliveries, { id: hook.id, url: hook.url, secret: hook.secret }, outbound);
+        staging.add(event);
       }
     }
   };
@@ -65,5 +70,6 @@ export function webhookWakeConsumer(outbox: Outbox): Consumer {
   return (event) => {
     if (event.type === 'webhook.deleted') outbox.forget(String(recordOf(event).id));
     outbox.wake();
+    if (staging.has(event)) outbox.announce();
   };
 }

@@ -34,6 +34,7 @@ export class SqlSource implements StreamSource {
   private pruning: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private closed = false;
+  private announcing = false;
 
   constructor(
     private readonly driver: SqlDriver,
@@ -68,8 +69,23 @@ export class SqlSource implements StreamSource {
     return m ? { hi: BigInt(m[1]!), lo: BigInt(m[2]!) } : undefined;
   }
 
-  committed(_entries: readonly StreamEntry[]): void {
+  committed(entries: readonly StreamEntry[]): void {
     this.poll();
+    if (entries.length > 0 && this.driver.listen) this.announce();
+  }
+
+  /**
+   * Tells the other instances that events committed: one NOTIFY (outside any transaction) for every change
+   * committed in one turn of the event loop. Its payload is empty: a listener reads the table from its cursor.
+   */
+  private announce(): void {
+    if (this.announcing) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      if (this.closed) return;
+      this.driver.query('SELECT pg_notify($1, $2)', [STREAM_CHANNEL, '']).catch(this.options.onError);
+    });
   }
 
   async replay(

@@ -54,6 +54,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export class WebhookDispatcher {
   private readonly s: Settings;
   private readonly outbox: DeliveryLog;
+  private announcing = false;
   private readonly agent: Dispatcher;
   private readonly owner = randomUUID();
   private readonly prechecked = new Map<string, AttemptResult | null>();
@@ -235,6 +236,24 @@ export class WebhookDispatcher {
         .forget(webhookId)
         .catch((err: unknown) => this.s.log.error({ err, webhookId }, 'webhook delivery log could not be dropped')),
     );
+  }
+
+  /**
+   * Tells the other instances that deliveries were added (a change that staged some has committed): one
+   * announcement for every change committed in one turn of the event loop.
+   */
+  announce(): void {
+    if (this.announcing || !this.outbox.announce) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      if (this.closed) return;
+      this.hold(
+        this.outbox.announce!().catch((err: unknown) =>
+          this.s.log.warn({ err }, 'webhook deliveries: other instances not told of new deliveries (they poll)'),
+        ),
+      );
+    });
   }
 
   /**

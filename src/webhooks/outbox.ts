@@ -73,6 +73,8 @@ export interface DeliveryLog {
   forget(webhookId: string): Promise<void>;
   /** Calls `wake` whenever another instance adds due rows; resolves to a function that stops listening. */
   listen?(wake: () => void): Promise<() => Promise<void>>;
+  /** Tells the workers of every instance that deliveries were added (once their transaction has committed). */
+  announce?(): Promise<void>;
 }
 
 /** The record the delivery log shows for a stored attempt (a copy, without the outbox's own fields). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrate } from '../../src/store/sql/migrate.ts';
 import { PgDriver } from '../../src/store/sql/pg.ts';
-import { SqlStreamLog, StreamLogReader } from '../../src/store/sql/stream-log.ts';
+import { STREAM_CHANNEL, SqlStreamLog, StreamLogReader } from '../../src/store/sql/stream-log.ts';
 import { SqlSource } from '../../src/stream/sql-source.ts';
 import { compare, type Delivery } from '../../src/stream/source.ts';
 import { killAll, startServer, type ServerProcess } from '../helpers/server-process.ts';
@@ -108,6 +108,8 @@ test('writers in parallel, a reader following: every row once, positions only gr
           await new Promise((r) => setTimeout(r, Math.random() * 8));
           await log.append([{ type: `w${w}`, projectId: null, body: `${i}b` }]);
         });
+        // As an instance does once its change has committed (SqlSource.committed).
+        await driver.query('SELECT pg_notify($1, $2)', [STREAM_CHANNEL, '']);
       }
     }),
   );

@@ -122,7 +122,15 @@ export class SqlDeliveryLog implements DeliveryLog {
     if (rows.length === 0) return;
     const { text, params } = insert(rows);
     await this.db.query(text, params);
-    if (rows.some((r) => r.status === 'pending')) await this.db.query(`SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`);
+  }
+
+  /**
+   * Tells the other instances' workers that deliveries were added, after the transaction that added them has
+   * committed: a NOTIFY inside it would make every writing transaction take PostgreSQL's one notification lock
+   * through its COMMIT, one at a time.
+   */
+  async announce(): Promise<void> {
+    if (this.driver?.listen) await this.driver.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, '']);
   }
 
   async claim(r: ClaimRequest): Promise<StoredDelivery[]> {

@@ -34,9 +34,9 @@ const rowOf = (r: RawRow): StreamRow => ({
 });
 
 /**
- * Appends in the open transaction (`db` is its connection), all rows of a call in one statement, and notifies
- * STREAM_CHANNEL with the last position: PostgreSQL delivers the notification when (and only if) the transaction
- * commits.
+ * Appends in the open transaction (`db` is its connection), all rows of a call in one statement. The other instances
+ * hear of it once it has committed (SqlSource notifies STREAM_CHANNEL then): a NOTIFY inside the transaction would
+ * make every writing transaction take PostgreSQL's one notification lock through its COMMIT, one at a time.
  */
 export class SqlStreamLog implements StreamLog {
   constructor(private readonly db: SqlClient) {}
@@ -44,9 +44,7 @@ export class SqlStreamLog implements StreamLog {
   async append(entries: readonly StreamEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.db.query(
-      `WITH added AS (INSERT INTO stream_events (type, project_id, body) ` +
-        `SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) RETURNING xid, seq) ` +
-        `SELECT pg_notify('${STREAM_CHANNEL}', xid::text || '-' || max(seq)::text) FROM added GROUP BY xid`,
+      `INSERT INTO stream_events (type, project_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`,
       [entries.map((e) => e.type), entries.map((e) => e.projectId), entries.map((e) => e.body)],
     );
   }
