@@ -234,11 +234,7 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
   }
 
   private async total(where: string[], params: unknown[]): Promise<number> {
-    const text =
-      where.length === 0
-        ? `SELECT coalesce(sum(n), 0)::int AS n FROM record_totals WHERE table_name = '${this.sql.table.name}'`
-        : `SELECT count(*)::int AS n FROM ${this.sql.table.name}${whereClause(where)}`;
-    return (await this.db.query<{ n: number }>(text, params))[0]!.n;
+    return (await this.db.query<{ n: number }>(totalText(this.sql.table.name, whereClause(where)), params))[0]!.n;
   }
 
   async insert(record: T): Promise<void> {
@@ -321,28 +317,22 @@ function recordOf<T>(row: Versioned<T>): T {
 
 const NEWEST_FIRST: readonly SortKey[] = [{ field: 'timestamp', descending: true }];
 
-const whereClause = (conditions: string[]) => (conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '');
-
-/** How many parts the activity log's count may have before a reader folds them into one. */
-const MAX_COUNT_PARTS = 64;
 /**
- * Replaces the parts of the activity log's count with their sum, in one statement: a part a concurrent write
- * adds meanwhile is not among those deleted and stays, so the total never changes.
+ * How many rows of `table` match `clause` (a WHERE clause, or empty): without a condition, the sum of the parts
+ * the triggers of migration 005 keep (`record_totals`), since counting every row grows with the table.
  */
-const FOLD_COUNT_PARTS =
-  'WITH gone AS (DELETE FROM activity_log_count RETURNING n) ' +
-  'INSERT INTO activity_log_count (n) SELECT coalesce(sum(n), 0) FROM gone';
+const totalText = (table: string, clause: string) =>
+  clause === ''
+    ? `SELECT coalesce(sum(n), 0)::int AS n FROM record_totals WHERE table_name = '${table}'`
+    : `SELECT count(*)::int AS n FROM ${table}${clause}`;
+
+const whereClause = (conditions: string[]) => (conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '');
 
 /** The activity log in its table, read newest first: by time, then by append order (`seq`). */
 export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
-  /**
-   * `outside`: the log is read outside any transaction (on the pool), where it may fold the count's parts
-   * (migration 003) into one.
-   */
   constructor(
     private readonly db: SqlClient,
     private readonly sql: TableSql,
-    private readonly outside = false,
   ) {}
 
   async get(id: string): Promise<T | undefined> {
@@ -378,16 +368,8 @@ export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> 
               `ORDER BY ${this.sql.orderBy(sort, true)}${limit}`,
             params,
           ),
-      // Without a condition, the count the triggers of migration 003 keep: counting every entry grows with the log.
-      clause === ''
-        ? this.db.query<{ n: number; parts?: number }>('SELECT n::int AS n, parts FROM activity_log_total')
-        : this.db.query<{ n: number; parts?: number }>(
-            `SELECT count(*)::int AS n FROM ${this.sql.table.name}${clause}`,
-            countParams,
-          ),
+      this.db.query<{ n: number }>(totalText(this.sql.table.name, clause), countParams),
     ]);
-    const { n, parts = 0 } = counted[0]!;
-    if (this.outside && parts > MAX_COUNT_PARTS) await this.db.query(FOLD_COUNT_PARTS);
-    return pageOf(rows, q.limit === 0 ? undefined : q.limit, sort, n);
+    return pageOf(rows, q.limit === 0 ? undefined : q.limit, sort, counted[0]!.n);
   }
 }

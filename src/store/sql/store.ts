@@ -27,7 +27,6 @@ const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key
 
 /** The collections over one database connection, or the pool (`driver`, outside any transaction). */
 function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
-  const outside = driver !== undefined;
   return {
     projects: new SqlCollection<Project>(db, SQL.projects),
     tasks: new SqlCollection<Task>(db, SQL.tasks),
@@ -37,7 +36,7 @@ function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
     timeEntries: new SqlCollection<TimeEntry>(db, SQL.timeEntries),
     webhooks: new SqlCollection<WebhookRecord>(db, SQL.webhooks),
     notifications: new SqlCollection<Notification>(db, SQL.notifications),
-    activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity, outside),
+    activity: new SqlActivityLog<ActivityEntry>(db, SQL.activity),
     tokens: new SqlCollection<TokenRecord>(db, SQL.tokens),
     streamLog: new SqlStreamLog(db),
     deliveries: new SqlDeliveryLog(db, driver),

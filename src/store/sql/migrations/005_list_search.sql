@@ -53,7 +53,8 @@ INSERT INTO record_totals (table_name, n)
   SELECT 'milestones', count(*) FROM milestones UNION ALL
   SELECT 'time_entries', count(*) FROM time_entries UNION ALL
   SELECT 'webhooks', count(*) FROM webhooks UNION ALL
-  SELECT 'notifications', count(*) FROM notifications;
+  SELECT 'notifications', count(*) FROM notifications UNION ALL
+  SELECT 'activity_log', count(*) FROM activity_log;
 
 CREATE FUNCTION record_totals_follow() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -83,7 +84,7 @@ DECLARE
   t text;
 BEGIN
   FOREACH t IN ARRAY ARRAY['projects', 'tasks', 'teams', 'comments', 'milestones', 'time_entries', 'webhooks',
-    'notifications']
+    'notifications', 'activity_log']
   LOOP
     EXECUTE format('CREATE TRIGGER %1$s_total_insert AFTER INSERT ON %1$s REFERENCING NEW TABLE AS changed '
       'FOR EACH STATEMENT EXECUTE FUNCTION record_totals_follow()', t);
