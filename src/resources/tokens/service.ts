@@ -3,7 +3,7 @@ import { exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
 import type { ListQuery, Page } from '../../store/types.ts';
 import { iso, randomAlphanumeric } from '../../core/runtime.ts';
 import { notFound, validationError } from '../../errors.ts';
-import type { Scope, Token, TokenCreate, TokenQuery, TokenRecord, TokenWithValue } from './schema.ts';
+import type { Scope, Token, TokenCreate, TokenRecord, TokenWithValue } from './schema.ts';
 
 /** Who a request is made by, once its token is checked. */
 export interface Principal {
@@ -44,10 +44,6 @@ export class TokenService {
   private readonly touched = new Map<string, number>();
 
   constructor(private readonly deps: Pick<ServiceDeps<'tokens'>, 'store' | 'clock' | 'ids'>) {}
-
-  async list(query: TokenQuery = {}): Promise<Token[]> {
-    return (await this.deps.store.tokens.list({ username: query.username })).map(publicView);
-  }
 
   /** A page of the list (the lists' parameters, as every collection takes them), without the hashes. */
   async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<TokenRecord> = {}): Promise<Page<Token>> {
