@@ -2,7 +2,7 @@ import type { IdGenerator } from '../core/runtime.ts';
 import { EVENT_TYPES, WILDCARD } from '../resources/webhooks/schema.ts';
 import { AnyOf } from '../store/types.ts';
 import type { DeliveryLog } from '../webhooks/outbox.ts';
-import type { DeliveryTarget, OutboundEvent } from '../webhooks/types.ts';
+import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from '../webhooks/types.ts';
 import type { Consumer, TransactionalConsumer } from './bus.ts';
 import { milestoneReached, recordOf } from './derived.ts';
 import type { DomainEvent } from './types.ts';
@@ -39,14 +39,16 @@ export function outboundFor(event: DomainEvent, ids: IdGenerator): OutboundEvent
 
 /** What the webhook consumers need of the dispatcher. */
 export interface Outbox {
-  stage(log: DeliveryLog, target: DeliveryTarget, event: OutboundEvent): Promise<unknown>;
+  stage(log: DeliveryLog, target: DeliveryTarget, event: OutboundEvent): Promise<DeliveryRecord>;
+  /** Attempts recorded as final when staged (a target no attempt can reach), once their change has committed. */
+  recorded(records: readonly DeliveryRecord[]): void;
   wake(): void;
   announce(): void;
   forget(webhookId: string): void;
 }
 
-/** The changes that staged deliveries: once committed, the other instances are told (webhookWakeConsumer). */
-const staging = new WeakSet<DomainEvent>();
+/** The changes that staged deliveries, with the attempts already final among them (webhookWakeConsumer). */
+const staging = new WeakMap<DomainEvent, DeliveryRecord[]>();
 
 /**
  * Writes a delivery for every webhook event to each active webhook subscribed to its type or to `*`, into the
@@ -58,8 +60,14 @@ export function webhookOutboxConsumer(outbox: Outbox, ids: IdGenerator): Transac
     for (const outbound of outboundFor(event, ids)) {
       const hooks = await unit.tx.webhooks.list({ active: true, events: new AnyOf(outbound.type, WILDCARD) });
       for (const hook of hooks) {
-        await outbox.stage(unit.tx.deliveries, { id: hook.id, url: hook.url, secret: hook.secret }, outbound);
-        staging.add(event);
+        const record = await outbox.stage(
+          unit.tx.deliveries,
+          { id: hook.id, url: hook.url, secret: hook.secret },
+          outbound,
+        );
+        const final = staging.get(event) ?? [];
+        if (record.status !== 'pending') final.push(record);
+        staging.set(event, final);
       }
     }
   };
@@ -69,7 +77,9 @@ export function webhookOutboxConsumer(outbox: Outbox, ids: IdGenerator): Transac
 export function webhookWakeConsumer(outbox: Outbox): Consumer {
   return (event) => {
     if (event.type === 'webhook.deleted') outbox.forget(String(recordOf(event).id));
+    const staged = staging.get(event);
+    if (staged && staged.length > 0) outbox.recorded(staged);
     outbox.wake();
-    if (staging.has(event)) outbox.announce();
+    if (staged) outbox.announce();
   };
 }

@@ -71,7 +71,7 @@ export class SqlSource implements StreamSource {
 
   committed(entries: readonly StreamEntry[]): void {
     this.poll();
-    if (entries.length > 0 && this.driver.listen) this.announce();
+    if (entries.length > 0 && this.driver.notify) this.announce();
   }
 
   /**
@@ -84,7 +84,7 @@ export class SqlSource implements StreamSource {
     setImmediate(() => {
       this.announcing = false;
       if (this.closed) return;
-      this.driver.query('SELECT pg_notify($1, $2)', [STREAM_CHANNEL, '']).catch(this.options.onError);
+      this.driver.notify?.(STREAM_CHANNEL).catch(this.options.onError);
     });
   }
 

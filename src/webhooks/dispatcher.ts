@@ -30,6 +30,8 @@ export interface DispatcherOptions extends Options {
 interface InFlight {
   readonly row: StoredDelivery;
   readonly claimedAt: Date;
+  /** The webhook as it is now: read once for the deliveries to it claimed together. */
+  readonly hook: Promise<CurrentWebhook | undefined>;
   /** Whether its result was kept (false: cut short by the shutdown, given back to the outbox). */
   settled: boolean;
 }
@@ -145,6 +147,19 @@ export class WebhookDispatcher {
     const row = this.newRow(target.id, event.id, event.type, payload, 1, this.s.clock.now());
     row.force = options.force ?? false;
     if (unusable !== undefined) Object.assign(row, { status: 'failed', error: unusable, completedAt: row.createdAt });
+    // A target that no attempt can reach (an unusable URL, a reserved name: the seeded webhooks) gets its one,
+    // final attempt recorded now, with the webhook as it is now, instead of waiting for a worker to find so.
+    const final = unusable === undefined ? this.precheck(target.url) : null;
+    if (final) {
+      Object.assign(row, {
+        status: 'failed',
+        error: final.error,
+        durationMs: final.durationMs,
+        completedAt: row.createdAt,
+        url: target.url,
+        queuedMs: 0,
+      });
+    }
     // In memory the check and the add happen in one turn (the memory log's `add` writes before it yields), so
     // deliveries staged together cannot all see room for one more.
     if (log instanceof MemoryDeliveryLog && log.waitingNow() >= this.s.maxQueue) {
@@ -153,6 +168,11 @@ export class WebhookDispatcher {
     }
     await log.add([row]);
     return recordOf(row);
+  }
+
+  /** Tells the observer of attempts recorded as final when staged in a change that has now committed. */
+  recorded(records: readonly DeliveryRecord[]): void {
+    for (const record of records) this.notify(record);
   }
 
   /** Queues `event` for `target` now, outside any change. Never throws, never waits. */
@@ -180,6 +200,7 @@ export class WebhookDispatcher {
   async send(target: DeliveryTarget, event: OutboundEvent, options: { force?: boolean } = {}): Promise<DeliveryRecord> {
     this.known.set(target.id, target);
     const record = await this.stage(this.outbox, target, event, options);
+    if (record.status !== 'pending') this.notify(record);
     this.wake();
     return record;
   }
@@ -363,7 +384,13 @@ export class WebhookDispatcher {
           perWebhook: this.s.perWebhookConcurrency,
           busy: this.perWebhook,
         });
-        for (const row of claimed) this.begin(row, now);
+        // The deliveries to one webhook claimed together are attempted with one reading of it, made now.
+        const hooks = new Map<string, Promise<CurrentWebhook | undefined>>();
+        for (const row of claimed) {
+          let hook = hooks.get(row.webhookId);
+          if (!hook) hooks.set(row.webhookId, (hook = this.current(row.webhookId)));
+          this.begin(row, now, hook);
+        }
         if (claimed.length < free) break;
       }
       // What is due already but was not claimed waits for a slot (its release wakes us) or was added meanwhile (its
@@ -396,8 +423,8 @@ export class WebhookDispatcher {
     this.wakeAt = { at, timer };
   }
 
-  private begin(row: StoredDelivery, claimedAt: Date): void {
-    const flight: InFlight = { row, claimedAt, settled: false };
+  private begin(row: StoredDelivery, claimedAt: Date, hook: Promise<CurrentWebhook | undefined>): void {
+    const flight: InFlight = { row, claimedAt, hook, settled: false };
     this.inFlight.set(row.id, flight);
     this.perWebhook.set(row.webhookId, (this.perWebhook.get(row.webhookId) ?? 0) + 1);
     void this.run(flight).finally(() => {
@@ -414,7 +441,7 @@ export class WebhookDispatcher {
   private async run(flight: InFlight): Promise<void> {
     const { row } = flight;
     try {
-      const hook = await this.current(row.webhookId);
+      const hook = await flight.hook;
       const started = this.s.clock.now();
       const queuedMs = Math.max(0, started.getTime() - Date.parse(row.dueAt));
       if (!hook || (!hook.active && !row.force)) {

@@ -303,6 +303,67 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
       });
     });
 
+    describe('batched writes', () => {
+      async function opened(t: { after: (fn: () => Promise<void>) => void }): Promise<SqlStore> {
+        const store = await openStore(await (await target.fresh()).options());
+        t.after(() => store.close());
+        assert.ok(store instanceof SqlStore);
+        return store;
+      }
+
+      test("a transaction's new rows are all stored, in order, past the parameters one statement takes", async (t) => {
+        const store = await opened(t);
+        const before = (await store.activity.query({ filter: {}, limit: 0 })).total;
+        const entry = data.activity[0]!;
+        const n = 9_000; // 8 parameters each: more than PostgreSQL takes in one statement (65,535)
+        await store.transaction(async (tx) => {
+          await tx.projects.insert(project('p_batch'));
+          for (let i = 0; i < n; i++) {
+            await tx.activity.append({ ...entry, id: `act_b${i}`, summary: `Entry ${i}` });
+            if (i % 1000 === 0) await tx.tasks.insert(task(`t_batch${i}`, 'p_batch')); // refers to the new project
+          }
+        });
+        const page = await store.activity.query({ filter: { actor: entry.actor }, limit: 1000 });
+        const ours = page.items.filter((e) => e.id.startsWith('act_b'));
+        assert.deepEqual(
+          ours.slice(0, 3).map((e) => e.id),
+          [`act_b${n - 1}`, `act_b${n - 2}`, `act_b${n - 3}`],
+          'newest first: the order they were added in',
+        );
+        assert.equal((await store.activity.query({ filter: {}, limit: 0 })).total, before + n);
+        assert.deepEqual(
+          (await store.tasks.list({ projectId: 'p_batch' })).map((r) => r.id),
+          Array.from({ length: 9 }, (_, i) => `t_batch${i * 1000}`),
+        );
+      });
+
+      test('a read in the transaction sees the rows added before it', async (t) => {
+        const store = await opened(t);
+        const seen = await store.transaction(async (tx) => {
+          await tx.projects.insert(project('p_seen'));
+          await tx.tasks.insert(task('t_seen', 'p_seen'));
+          return [(await tx.tasks.get('t_seen'))?.id, (await tx.tasks.list({ projectId: 'p_seen' })).length];
+        });
+        assert.deepEqual(seen, ['t_seen', 1]);
+      });
+
+      test('a row the schema refuses fails its transaction, and none of its rows is stored', async (t) => {
+        const store = await opened(t);
+        const entry = data.activity[0]!;
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.projects.insert(project('p_lost'));
+            await tx.activity.append({ ...entry, id: 'act_lost' });
+            await tx.tasks.insert(task('t_orphan', 'p_missing'));
+          }),
+          (err: Error & { kind?: string; field?: string }) => err.kind === 'reference' && err.field === 'projectId',
+        );
+        assert.equal(await store.projects.get('p_lost'), undefined);
+        assert.equal(await store.activity.get('act_lost'), undefined);
+        assert.equal(await store.tasks.get('t_orphan'), undefined);
+      });
+    });
+
     describe('opening and seeding', () => {
       test('an empty database is migrated and seeded; reopened, it keeps its records and is not seeded again', async () => {
         const options = await (await target.fresh()).options();

@@ -1,5 +1,6 @@
 import { AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
 import type { Collection, Entity, Filter, ListQuery, Page, Position, Search, SortKey, Updated } from '../types.ts';
+import { addRows, readFrom, type RowInsert } from './batch.ts';
 import type { SqlClient } from './driver.ts';
 import { NULLABLE, parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
 
@@ -8,7 +9,9 @@ export class TableSql {
   readonly select: string;
   readonly get: string;
   readonly count: string;
-  readonly insert: string;
+  /** `INSERT INTO <table> (<columns>) VALUES` and the tuple of one record (batch.ts `RowInsert`). */
+  readonly insertHead: string;
+  readonly insertTuple: string;
   readonly update: string;
   readonly delete: string;
   /** The select list that makes rows the records themselves. */
@@ -24,9 +27,8 @@ export class TableSql {
     this.select = `SELECT ${this.fields} FROM ${name}`;
     this.get = `${this.select} WHERE id = $1`;
     this.count = `SELECT count(*)::int AS n FROM ${name}`;
-    this.insert =
-      `INSERT INTO ${name} (${columns.map((c) => c.column).join(', ')}) ` +
-      `VALUES (${columns.map((c, i) => parameter(c, i + 1)).join(', ')})`;
+    this.insertHead = `INSERT INTO ${name} (${columns.map((c) => c.column).join(', ')}) VALUES`;
+    this.insertTuple = `(${columns.map((c, i) => parameter(c, i + 1)).join(', ')})`;
     const rest = columns.filter((c) => c.field !== 'id');
     this.update =
       `UPDATE ${name} SET ${rest.map((c, i) => `${c.column} = ${parameter(c, i + 2)}`).join(', ')} ` +
@@ -34,10 +36,14 @@ export class TableSql {
     this.delete = `DELETE FROM ${name} WHERE id = $1 RETURNING 1`;
   }
 
-  /** The parameters of `insert` for a record. */
-  values(record: object): unknown[] {
+  /** The rows that add a record. */
+  insert(record: object): RowInsert {
     const r = record as Record<string, unknown>;
-    return this.table.columns.map((c) => toParameter(c, r[c.field]));
+    return {
+      head: this.insertHead,
+      tuple: this.insertTuple,
+      rows: [this.table.columns.map((c) => toParameter(c, r[c.field]))],
+    };
   }
 
   /** The parameters of `update` for a record: its id, then the other columns. */
@@ -195,14 +201,14 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
   ) {}
 
   async get(id: string): Promise<T | undefined> {
-    return (await this.db.query<T>(this.sql.get, [id]))[0];
+    return (await readFrom<T>(this.db, [this.sql.table.name], this.sql.get, [id]))[0];
   }
 
   async list(filter: Filter<T> = {}): Promise<T[]> {
     const params: unknown[] = [];
     const where = this.sql.where(filter, params);
     const text = `${this.sql.select}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`;
-    return this.db.query<T>(text, params);
+    return readFrom<T>(this.db, [this.sql.table.name], text, params);
   }
 
   async count(): Promise<number> {
@@ -238,7 +244,7 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
   }
 
   async insert(record: T): Promise<void> {
-    await this.db.query(this.sql.insert, this.sql.values(record));
+    await addRows(this.db, this.sql.insert(record));
   }
 
   async replace(record: T): Promise<void> {
@@ -340,7 +346,7 @@ export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> 
   }
 
   async append(entry: T): Promise<void> {
-    await this.db.query(this.sql.insert, this.sql.values(entry));
+    await addRows(this.db, this.sql.insert(entry));
   }
 
   async count(): Promise<number> {

@@ -1,4 +1,5 @@
 import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
+import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 
 /** The channel on which a transaction that adds deliveries announces them (delivered at its COMMIT). */
@@ -82,16 +83,12 @@ function values(r: StoredDelivery): unknown[] {
   ];
 }
 
-function insert(rows: readonly StoredDelivery[]): { text: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const tuples = rows.map((r) => {
-    const start = params.length;
-    params.push(...values(r));
-    return `(${COLUMNS.map(([, type], i) => `$${start + i + 1}::${type}`).join(', ')})`;
-  });
+/** The rows that add deliveries. */
+function insert(rows: readonly StoredDelivery[]): RowInsert {
   return {
-    text: `INSERT INTO webhook_deliveries (${COLUMNS.map(([c]) => c).join(', ')}) VALUES ${tuples.join(', ')}`,
-    params,
+    head: `INSERT INTO webhook_deliveries (${COLUMNS.map(([c]) => c).join(', ')}) VALUES`,
+    tuple: `(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})`,
+    rows: rows.map(values),
   };
 }
 
@@ -119,9 +116,7 @@ export class SqlDeliveryLog implements DeliveryLog {
   ) {}
 
   async add(rows: readonly StoredDelivery[]): Promise<void> {
-    if (rows.length === 0) return;
-    const { text, params } = insert(rows);
-    await this.db.query(text, params);
+    await addRows(this.db, insert(rows));
   }
 
   /**
@@ -130,7 +125,7 @@ export class SqlDeliveryLog implements DeliveryLog {
    * through its COMMIT, one at a time.
    */
   async announce(): Promise<void> {
-    if (this.driver?.listen) await this.driver.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, '']);
+    await this.driver?.notify?.(DELIVERIES_CHANNEL);
   }
 
   async claim(r: ClaimRequest): Promise<StoredDelivery[]> {
@@ -182,10 +177,7 @@ export class SqlDeliveryLog implements DeliveryLog {
         ],
       );
       if (updated.length === 0) return false;
-      if (next) {
-        const { text, params } = insert([next]);
-        await db.query(text, params);
-      }
+      if (next) await addRows(db, insert([next]));
       return true;
     };
     if (!next || !this.driver) return write(this.db);

@@ -26,6 +26,11 @@ export interface SqlDriver extends SqlClient {
    * whose database other processes share have it.
    */
   listen?(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
+  /**
+   * Notifies `channel` (an empty payload), outside any transaction: the channels notified in one turn of the event
+   * loop go in one statement. Resolves once sent. Drivers with `listen` have it.
+   */
+  notify?(channel: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -38,6 +38,7 @@ export class PgDriver implements SqlDriver {
   readonly location: string;
   private readonly pool: pg.Pool;
   private readonly options: PgOptions;
+  private readonly statements = new PreparedStatements();
 
   constructor(options: PgOptions) {
     this.options = options;
@@ -59,7 +60,7 @@ export class PgDriver implements SqlDriver {
   }
 
   async query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return (await this.pool.query<R>(text, params as unknown[]).catch(rethrowTranslated)).rows;
+    return (await this.pool.query<R>(this.statements.config(text, params)).catch(rethrowTranslated)).rows;
   }
 
   async exec(script: string): Promise<void> {
@@ -73,7 +74,7 @@ export class PgDriver implements SqlDriver {
     connection.on('error', ignore);
     const client: SqlClient = {
       query: async <T extends object>(text: string, params?: readonly unknown[]) =>
-        (await connection.query<T>(text, params as unknown[]).catch(rethrowTranslated)).rows,
+        (await connection.query<T>(this.statements.config(text, params)).catch(rethrowTranslated)).rows,
       exec: async (script: string) => void (await connection.query(script).catch(rethrowTranslated)),
     };
     try {
@@ -135,12 +136,62 @@ export class PgDriver implements SqlDriver {
     };
   }
 
+  private notifying: { channels: Set<string>; sent: Promise<void> } | undefined;
+
+  notify(channel: string): Promise<void> {
+    if (!this.notifying) {
+      const channels = new Set<string>();
+      const sent = new Promise<void>((resolve, reject) =>
+        setImmediate(() => {
+          this.notifying = undefined;
+          this.query('SELECT pg_notify(c, $2) FROM unnest($1::text[]) AS c', [[...channels], '']).then(
+            () => resolve(),
+            reject,
+          );
+        }),
+      );
+      this.notifying = { channels, sent };
+    }
+    this.notifying.channels.add(channel);
+    return this.notifying.sent;
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
 }
 
 const ignore = () => {};
+
+/**
+ * Names the statements the service sends again and again, so that each connection parses and plans them once
+ * (a prepared statement) instead of at every call: most of a short statement's cost on the server. A text gets a
+ * name the second time it is seen, so one-off texts (a batch of unusual size) do not; at most `MAX_NAMED` names,
+ * and the texts counted are forgotten now and then, so that neither grows without bound.
+ */
+class PreparedStatements {
+  private static readonly MAX_NAMED = 500;
+  private static readonly MAX_SEEN = 5_000;
+  private readonly named = new Map<string, string>();
+  private seen = new Set<string>();
+
+  config(text: string, params: readonly unknown[] | undefined): pg.QueryConfig {
+    const values = params as unknown[] | undefined;
+    const name = this.named.get(text);
+    if (name !== undefined) return { name, text, values };
+    if (this.named.size < PreparedStatements.MAX_NAMED) {
+      if (this.seen.has(text)) {
+        const name = `pm_${this.named.size}`;
+        this.named.set(text, name);
+        this.seen.delete(text);
+        return { name, text, values };
+      }
+      if (this.seen.size >= PreparedStatements.MAX_SEEN) this.seen = new Set();
+      this.seen.add(text);
+    }
+    return { text, values };
+  }
+}
 
 /** `host:port/database` of a connection string: what a message may say of it (never the user's password). */
 export function describe(connectionString: string): string {

@@ -19,6 +19,7 @@ import { SqlStreamLog } from './stream-log.ts';
 import { SqlDeliveryLog } from './deliveries.ts';
 import type { DeliveryLog } from '../../webhooks/outbox.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
+import { WriteBatch } from './batch.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
   keyof typeof TABLES,
@@ -59,6 +60,9 @@ const ATTEMPTS = 20;
  * state each time. Reads outside a transaction see only committed data.
  *
  * The embedded driver has one connection, so its transactions run one at a time anyway.
+ *
+ * A transaction's new rows are held back and sent together (batch.ts `WriteBatch`): before its next read and before
+ * COMMIT, so a create with its activity entries, notifications, stream events and deliveries is one statement.
  */
 export class SqlStore implements Store {
   readonly projects: Collection<Project>;
@@ -104,7 +108,15 @@ export class SqlStore implements Store {
     return this.scope.run(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.driver.transaction((client) => work(collectionsOn(client)), { serializable: true });
+          return await this.driver.transaction(
+            async (client) => {
+              const batch = new WriteBatch(client);
+              const result = await work(collectionsOn(batch));
+              await batch.flush();
+              return result;
+            },
+            { serializable: true },
+          );
         } catch (error) {
           if (attempt >= ATTEMPTS || !isConflict(error)) throw error;
           // A random pause, longer after each conflict, so that the transactions that collided do not meet again.
@@ -125,7 +137,8 @@ export class SqlStore implements Store {
     return this.scope.run(() =>
       this.driver.transaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK.namespace, LOCK.seed]);
-        const tx = collectionsOn(client);
+        const batch = new WriteBatch(client);
+        const tx = collectionsOn(batch);
         if (options.reset) {
           await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries RESTART IDENTITY`);
         } else {
@@ -136,6 +149,7 @@ export class SqlStore implements Store {
           if (state!.seeded || !state!.empty) return false;
         }
         await seedInto(tx);
+        await batch.flush();
         await client.query(
           `INSERT INTO store_state (key, value) VALUES ('seeded', $1) ON CONFLICT (key) DO UPDATE SET value = $1`,
           [new Date().toISOString()],

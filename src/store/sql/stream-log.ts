@@ -1,4 +1,5 @@
 import type { StreamEntry, StreamLog } from '../types.ts';
+import { addRows } from './batch.ts';
 import type { SqlClient } from './driver.ts';
 
 /** The channel on which each transaction that wrote events announces its last position, at its commit. */
@@ -34,19 +35,20 @@ const rowOf = (r: RawRow): StreamRow => ({
 });
 
 /**
- * Appends in the open transaction (`db` is its connection), all rows of a call in one statement. The other instances
- * hear of it once it has committed (SqlSource notifies STREAM_CHANNEL then): a NOTIFY inside the transaction would
- * make every writing transaction take PostgreSQL's one notification lock through its COMMIT, one at a time.
+ * Appends in the open transaction (`db` is its connection), with the transaction's other new rows (batch.ts). The
+ * other instances hear of it once it has committed (SqlSource notifies STREAM_CHANNEL then): a NOTIFY inside the
+ * transaction would make every writing transaction take PostgreSQL's one notification lock through its COMMIT, one
+ * at a time.
  */
 export class SqlStreamLog implements StreamLog {
   constructor(private readonly db: SqlClient) {}
 
   async append(entries: readonly StreamEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.db.query(
-      `INSERT INTO stream_events (type, project_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`,
-      [entries.map((e) => e.type), entries.map((e) => e.projectId), entries.map((e) => e.body)],
-    );
+    await addRows(this.db, {
+      head: 'INSERT INTO stream_events (type, project_id, body) VALUES',
+      tuple: '($1::text, $2::text, $3::text)',
+      rows: entries.map((e) => [e.type, e.projectId, e.body]),
+    });
   }
 }
 
