@@ -54,7 +54,7 @@ const events = new EventBus(pino({ level: 'silent' }));
 const app = await buildApp({ store, events, config: { logLevel: 'silent' } });
 const noDeliveries = {
   send: () => Promise.reject(new Error('no deliveries here')),
-  deliveries: async () => [],
+  deliveryPage: async () => ({ items: [], total: 0, next: null }),
   redeliver: async () => undefined,
   redeliverFailed: async () => [],
 };

@@ -20,6 +20,21 @@ export interface ListSpec {
   readonly search: readonly string[];
 }
 
+/** The `limit` parameter of a list. */
+export const PageLimit = Type.Integer({
+  minimum: 1,
+  maximum: 1000,
+  description: 'Page size (1–1000): at most this many records, and `nextCursor` in the answer',
+});
+
+/** The `cursor` parameter: the previous page's `nextCursor`, sent with the same filters and `also`. */
+export const PageCursor = (also?: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: `The \`nextCursor\` of the previous page, sent with the same filters${also ? `, ${also}` : ''}`,
+  });
+
 /** Annotations for the document: `sort` and `field[in]` are comma-separated lists of these values. */
 export const SORT_VALUES = 'x-sort-values';
 export const ANY_OF_ITEMS = 'x-any-of-items';
@@ -56,20 +71,8 @@ export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creatio
       );
     }
   }
-  props.limit ??= Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 1000,
-      description: 'Page size (1–1000): at most this many records, and `nextCursor` in the answer',
-    }),
-  );
-  props.cursor = Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: 'The `nextCursor` of the previous page, sent with the same filters, `q` and `sort`',
-    }),
-  );
+  props.limit ??= Type.Optional(PageLimit);
+  props.cursor = Type.Optional(PageCursor('`q` and `sort`'));
   const sortable = Object.keys(spec.sort);
   props.sort = Type.Optional(
     Type.String({
@@ -141,15 +144,32 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
     search = { terms, fields: spec.search as never[] };
   }
   if (problems.length > 0) throw validationError(problems);
+  const { after, limit, paged, digest } = readPaging(query, path);
+  return { conditions, query: { filter, search, sort, after, limit }, paged, digest };
+}
+
+/** Where a list request's page starts and how long it is: what every list reads the same way. */
+export interface Paging {
+  /** The position of the `cursor` sent, checked against the query it was given for. */
+  readonly after?: Position;
+  readonly limit?: number;
+  /** `limit` or `cursor` was sent: the answer carries `nextCursor`. */
+  readonly paged: boolean;
+  /** What the list's cursors are bound to: its path and query (but `limit` and `cursor`). */
+  readonly digest: string;
+}
+
+/**
+ * The `limit` and `cursor` of a validated list query; a 400 naming `cursor` when it is not one this list gave for
+ * this query. `path`: the list's own (with its ids), to which its cursors are bound with the query. For a list
+ * that has no other parameter of {@link readList} (a webhook's deliveries).
+ */
+export function readPaging(raw: object, path: string): Paging {
+  const query = raw as Record<string, unknown>;
   const digest = queryDigest(path, query);
   const after = typeof query.cursor === 'string' ? decodeCursor(query.cursor, digest) : undefined;
   const limit = query.limit as number | undefined;
-  return {
-    conditions,
-    query: { filter, search, sort, after, limit },
-    paged: limit !== undefined || after !== undefined,
-    digest,
-  };
+  return { after, limit, paged: limit !== undefined || after !== undefined, digest };
 }
 
 /** The values of `field[in]`, each checked as the field's own filter checks it; a message when one is not. */
@@ -238,7 +258,7 @@ export async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
 export function sendPage<B extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
-  list: ListRequest,
+  list: Pick<Paging, 'paged' | 'digest'>,
   page: { total: number; next: Position | null },
   body: B,
 ): B & { nextCursor?: string | null } {

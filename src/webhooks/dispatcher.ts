@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { iso } from '../core/runtime.ts';
 import { MemoryDeliveryLog } from '../store/memory/deliveries.ts';
+import type { Page } from '../store/types.ts';
 import { resolveOptions, type CurrentWebhook, type DispatcherOptions as Options, type Settings } from './options.ts';
 import { recordOf, type DeliveryLog, type DeliveryQuery, type StoredDelivery } from './outbox.ts';
 import { delayBeforeRetry } from './retry.ts';
@@ -208,6 +209,12 @@ export class WebhookDispatcher {
   /** Attempt records of a webhook, newest first. */
   async deliveries(webhookId: string, query?: DeliveryQuery): Promise<DeliveryRecord[]> {
     return (await this.outbox.list(webhookId, query)).map(recordOf);
+  }
+
+  /** A page of a webhook's attempt records, newest first (`DeliveryLog.page`). */
+  async deliveryPage(webhookId: string, query: DeliveryQuery): Promise<Page<DeliveryRecord>> {
+    const page = await this.outbox.page(webhookId, query);
+    return { ...page, items: page.items.map(recordOf) };
   }
 
   /**

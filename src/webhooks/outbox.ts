@@ -1,3 +1,4 @@
+import { PositionError, type Page, type Position } from '../store/types.ts';
 import type { DeliveryRecord, DeliveryStatus } from './types.ts';
 
 /**
@@ -23,7 +24,10 @@ export interface DeliveryQuery {
   /** Inclusive bounds on `createdAt`, ISO 8601. */
   since?: string;
   until?: string;
+  /** At most this many attempts; all when absent. */
   limit?: number;
+  /** Only attempts after this position of a previous page (`next` of a `Page`). */
+  after?: Position;
 }
 
 export interface ClaimRequest {
@@ -60,8 +64,15 @@ export interface DeliveryLog {
   settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean>;
   /** Gives claimed rows back, still pending and due at once (an attempt cut short by a shutdown). */
   release(ids: readonly string[], owner: string): Promise<void>;
-  /** A webhook's attempts, newest first. */
+  /** A webhook's attempts, newest first (`createdAt`, then the order they were added), as `page` orders them. */
   list(webhookId: string, query?: DeliveryQuery): Promise<StoredDelivery[]>;
+  /**
+   * A page of a webhook's attempts, newest first: `createdAt` descending, then the order they were added, last
+   * first. A position is `[createdAt, the attempt's place in that order]`; one the log did not make is a
+   * `PositionError`. `total`: the attempts matching the filters, whatever `after` and `limit` cut. Keyset pages:
+   * attempts added while a client pages come before its first page (newer), never within the pages it walks.
+   */
+  page(webhookId: string, query: DeliveryQuery): Promise<Page<StoredDelivery>>;
   find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined>;
   /** The earliest `dueAt` later than `after` of the pending rows nobody holds, or null. */
   nextDue(after: string): Promise<string | null>;
@@ -106,4 +117,20 @@ export function matches(row: StoredDelivery, q: DeliveryQuery): boolean {
   if (q.since !== undefined && at < Date.parse(q.since)) return false;
   if (q.until !== undefined && at > Date.parse(q.until)) return false;
   return true;
+}
+
+/** The `[createdAt, seq]` of a position, checked for shape: a `PositionError` when it is not one a log made. */
+export function readDeliveryPosition(position: Position): { createdAt: string; seq: string } {
+  if (!Array.isArray(position) || position.length !== 2) throw new PositionError();
+  const [createdAt, seq] = position as unknown[];
+  if (
+    typeof createdAt !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) ||
+    Number.isNaN(Date.parse(createdAt)) ||
+    !(typeof seq === 'string' || typeof seq === 'number') ||
+    !/^\d{1,18}$/.test(String(seq))
+  ) {
+    throw new PositionError();
+  }
+  return { createdAt, seq: String(seq) };
 }

@@ -19,6 +19,7 @@ export interface Operation {
   operationId?: string;
   tags?: string[];
   summary?: string;
+  description?: string;
   parameters?: { name: string; in: string; schema: object; example?: unknown }[];
   requestBody?: { required?: boolean; content: Record<string, { schema: object; example?: unknown }> };
   responses: Record<string, Response | { $ref: string }>;

@@ -125,6 +125,23 @@ test('request and response schemas are the ones the routes validate and serializ
   );
 });
 
+test("a webhook's delivery log declares the paging of every list, and no sort", async () => {
+  const { doc } = await contract();
+  const op = doc.paths['/api/webhooks/{id}/deliveries']!.get!;
+  assert.deepEqual(
+    op.parameters!.map((p) => `${p.in}:${p.name}`),
+    ['query:status', 'query:eventType', 'query:since', 'query:until', 'query:limit', 'query:cursor', 'path:id'],
+  );
+  const limit = op.parameters!.find((p) => p.name === 'limit')!.schema as { minimum: number; maximum: number };
+  assert.deepEqual([limit.minimum, limit.maximum], [1, 1000]);
+  assert.match(op.description ?? '', /newest first/);
+  assert.match(op.description ?? '', /no `sort`/);
+  const ok = op.responses['200'] as Response & { headers: Record<string, unknown> };
+  assert.ok(ok.headers['x-total-count'] && ok.headers.link, Object.keys(ok.headers).join());
+  const list = doc.components.schemas.DeliveryRecordList as { properties: Record<string, unknown> };
+  assert.deepEqual(Object.keys(list.properties), ['data', 'count', 'nextCursor']);
+});
+
 test('examples come from the sample records and match their own schemas', async () => {
   const c = await contract();
   const get = c.doc.paths['/api/tasks/{id}']!.get!;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { MemoryStore } from '../../src/store/memory/store.ts';
-import { errorOf, fieldsOf, testApp } from '../helpers/app.ts';
+import { errorOf, fieldsOf, testApp, type Api, type Res } from '../helpers/app.ts';
 import { deliveringApp } from '../webhooks/helpers.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
@@ -382,6 +382,178 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
   const missing = await api.get('/api/webhooks/wh_nope/deliveries');
   assert.equal(missing.status, 404);
   assert.equal(errorOf(missing).code, 'NOT_FOUND');
+});
+
+/**
+ * wh_001's log of eight attempts: three `task.created` at NOW (one instant: ties), then two pings, a `task.updated`
+ * and two pings, the last two a second later each. Every attempt settled (failed: the seeded hosts never resolve).
+ */
+async function deliveryLog(t: TestContext) {
+  const ctx = await deliveringApp(t);
+  const { api, clock, watched } = ctx;
+  for (const title of ['One', 'Two', 'Three']) await api.post('/api/tasks', { projectId: 'proj_001', title });
+  clock.advance(1_000);
+  for (let i = 0; i < 2; i++) assert.equal((await api.post('/api/webhooks/wh_001/ping')).status, 202);
+  await api.patch('/api/tasks/task_001', { title: 'One again' });
+  clock.advance(1_000);
+  for (let i = 0; i < 2; i++) assert.equal((await api.post('/api/webhooks/wh_001/ping')).status, 202);
+  await watched.until(12); // eight to wh_001, four to wh_003 (`*`)
+  const all = (await api.get('/api/webhooks/wh_001/deliveries')).body.data as any[];
+  return { ...ctx, all };
+}
+
+/** Follows `Link: <…>; rel="next"` from `url` to the last page, calling `between` after each page but the last. */
+async function followLinks(api: Api, url: string, between?: (n: number) => Promise<void>) {
+  const pages: Res[] = [];
+  let next: string | undefined = url;
+  while (next) {
+    const res: Res = await api.get(next);
+    assert.equal(res.status, 200, `${next}: ${res.text}`);
+    pages.push(res);
+    const link = res.headers.link as string | undefined;
+    next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+    assert.equal(next === undefined, res.body.nextCursor === null, `${url}: Link and nextCursor agree`);
+    assert.ok(pages.length < 50);
+    if (next) await between?.(pages.length);
+  }
+  return { pages, rows: pages.flatMap((p) => p.body.data as any[]) };
+}
+
+const dlvIds = (rows: any[]) => rows.map((d) => d.id as string);
+
+test('the delivery log pages: newest first, ties last recorded first, nextCursor, Link and X-Total-Count', async (t) => {
+  const { api, all } = await deliveryLog(t);
+  assert.equal(all.length, 8);
+  const newestFirst = [...all].sort((a, b) =>
+    a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+  );
+  assert.deepEqual(dlvIds(all), dlvIds(newestFirst), 'createdAt descending, then the last recorded first');
+  const unpaged = await api.get('/api/webhooks/wh_001/deliveries');
+  assert.equal(unpaged.headers['x-total-count'], '8');
+  assert.equal(unpaged.headers.link, undefined);
+  assert.equal('nextCursor' in unpaged.body, false, 'without limit or cursor: as before');
+
+  // By nextCursor.
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  const sizes: number[] = [];
+  do {
+    const query: string = cursor === null ? 'limit=3' : `limit=3&cursor=${encodeURIComponent(cursor)}`;
+    const res = await api.get(`/api/webhooks/wh_001/deliveries?${query}`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['x-total-count'], '8');
+    assert.equal(res.body.count, res.body.data.length);
+    sizes.push(res.body.count);
+    seen.push(...dlvIds(res.body.data));
+    cursor = res.body.nextCursor;
+    if (cursor === null) assert.equal(res.headers.link, undefined);
+    else
+      assert.match(
+        String(res.headers.link),
+        /^<\/api\/webhooks\/wh_001\/deliveries\?limit=3&cursor=[^>]+>; rel="next"$/,
+      );
+  } while (cursor !== null);
+  assert.deepEqual(sizes, [3, 3, 2]);
+  assert.deepEqual(seen, dlvIds(all));
+
+  // By Link, with a limit that ends on a full page, and one page of everything.
+  const byLink = await followLinks(api, '/api/webhooks/wh_001/deliveries?limit=4');
+  assert.deepEqual(
+    byLink.pages.map((p) => p.body.count),
+    [4, 4],
+  );
+  assert.deepEqual(dlvIds(byLink.rows), dlvIds(all));
+  const one = await api.get('/api/webhooks/wh_001/deliveries?limit=1000');
+  assert.deepEqual([one.body.count, one.body.nextCursor, one.headers.link], [8, null, undefined]);
+  const empty = await api.get('/api/webhooks/wh_004/deliveries?limit=5');
+  assert.deepEqual(empty.body, { data: [], count: 0, nextCursor: null });
+  assert.equal(empty.headers['x-total-count'], '0');
+});
+
+test('attempts recorded while a client pages the delivery log come before its first page, never within it', async (t) => {
+  const { api, clock, watched, all } = await deliveryLog(t);
+  const added: string[] = [];
+  const walked = await followLinks(api, '/api/webhooks/wh_001/deliveries?limit=2', async (n) => {
+    if (n === 1) {
+      // The same instant as the newest attempt (a tie, recorded later), then a later one.
+      added.push((await api.post('/api/webhooks/wh_001/ping')).body.data.id);
+      clock.advance(1_000);
+      added.push((await api.post('/api/webhooks/wh_001/ping')).body.data.id);
+      await api.post('/api/tasks', { projectId: 'proj_001', title: 'Meanwhile' });
+      await watched.until(16);
+    }
+  });
+  assert.deepEqual(dlvIds(walked.rows), dlvIds(all), 'each attempt that existed throughout, once, in order');
+  assert.deepEqual(
+    walked.pages.map((p) => p.headers['x-total-count']),
+    ['8', '11', '11', '11'],
+  );
+  const now = (await api.get('/api/webhooks/wh_001/deliveries')).body.data as any[];
+  assert.equal(now.length, 11);
+  assert.deepEqual(dlvIds(now.slice(3)), dlvIds(all), 'the new attempts are the newest');
+  assert.deepEqual(new Set(dlvIds(now.slice(0, 3))).size, 3);
+  for (const id of added) assert.ok(dlvIds(now.slice(0, 3)).includes(id), id);
+});
+
+test('the delivery log pages with its filters: status, eventType, since and until', async (t) => {
+  const { api, all } = await deliveryLog(t);
+  const later = all.find((d) => d.eventType === 'webhook.ping').createdAt as string;
+  for (const filter of [
+    'eventType=webhook.ping',
+    'eventType=task.created',
+    'status=failed',
+    `until=${NOW}`,
+    `since=${later}&status=failed`,
+    `since=${later}&until=${later}&eventType=webhook.ping`,
+    'status=succeeded',
+  ]) {
+    const whole = await api.get(`/api/webhooks/wh_001/deliveries?${filter}`);
+    assert.equal(whole.status, 200, filter);
+    for (const limit of [1, 2, 5]) {
+      const walked = await followLinks(api, `/api/webhooks/wh_001/deliveries?${filter}&limit=${limit}`);
+      assert.deepEqual(dlvIds(walked.rows), dlvIds(whole.body.data), `${filter}&limit=${limit}`);
+      for (const page of walked.pages) {
+        assert.equal(page.headers['x-total-count'], String(whole.body.count), filter);
+        if (page.headers.link) assert.ok(String(page.headers.link).includes(filter.split('=')[0]!), filter);
+      }
+    }
+  }
+  assert.equal((await api.get('/api/webhooks/wh_001/deliveries?eventType=webhook.ping')).body.count, 4);
+  assert.equal((await api.get(`/api/webhooks/wh_001/deliveries?until=${NOW}&limit=2`)).headers['x-total-count'], '3');
+});
+
+test('bad paging of the delivery log: 400 VALIDATION_ERROR naming the parameter', async (t) => {
+  const { api } = await deliveryLog(t);
+  const path = '/api/webhooks/wh_001/deliveries';
+  const mine = (await api.get(`${path}?limit=1`)).body.nextCursor as string;
+  const filtered = (await api.get(`${path}?limit=1&eventType=webhook.ping`)).body.nextCursor as string;
+  const ofOther = (await api.get('/api/webhooks/wh_003/deliveries?limit=1')).body.nextCursor as string;
+  const ofTasks = (await api.get('/api/tasks?limit=1')).body.nextCursor as string;
+  const tampered = `${mine.slice(0, 5)}${mine[5] === 'A' ? 'B' : 'A'}${mine.slice(6)}`;
+  const cases: [string, string][] = [
+    ['limit=0', 'limit'],
+    ['limit=1001', 'limit'],
+    ['limit=-1', 'limit'],
+    ['limit=two', 'limit'],
+    ['cursor=', 'cursor'],
+    ['cursor=nonsense', 'cursor'],
+    [`limit=1&cursor=${encodeURIComponent(tampered)}`, 'cursor'],
+    [`limit=1&cursor=${encodeURIComponent(mine)}.x`, 'cursor'],
+    [`limit=1&cursor=${encodeURIComponent(filtered)}`, 'cursor'],
+    [`limit=1&status=failed&cursor=${encodeURIComponent(mine)}`, 'cursor'],
+    [`limit=1&cursor=${encodeURIComponent(ofOther)}`, 'cursor'],
+    [`limit=1&cursor=${encodeURIComponent(ofTasks)}`, 'cursor'],
+    ['status[in]=failed', 'status[in]'],
+    ['createdAt[gte]=2026-01-01', 'createdAt[gte]'],
+  ];
+  for (const [query, field] of cases) {
+    const res = await api.get(`${path}?${query}`);
+    assert.equal(res.status, 400, query);
+    assert.equal(errorOf(res).code, 'VALIDATION_ERROR', query);
+    assert.deepEqual(fieldsOf(res), [field], query);
+  }
+  assert.equal((await api.get(`${path}?cursor=${encodeURIComponent(mine)}`)).body.count, 7, 'another limit is fine');
+  assert.equal((await api.get(`/api/webhooks/wh_nope/deliveries?limit=1`)).status, 404);
 });
 
 test('POST …/deliveries/:deliveryId/redeliver answers 202 with a new attempt of the same event; unknown ids are 404', async (t) => {

@@ -1,6 +1,7 @@
 import { iso } from '../../core/runtime.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
+import type { Page } from '../../store/types.ts';
 import type { DeliveryQuery } from '../../webhooks/outbox.ts';
 import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from '../../webhooks/types.ts';
 import type { WebhookService } from './service.ts';
@@ -8,7 +9,7 @@ import type { WebhookService } from './service.ts';
 /** The part of the webhook dispatcher the delivery log, redelivery and ping use. */
 export interface DeliveryQueue {
   send(target: DeliveryTarget, event: OutboundEvent, options?: { force?: boolean }): Promise<DeliveryRecord>;
-  deliveries(webhookId: string, query?: DeliveryQuery): Promise<DeliveryRecord[]>;
+  deliveryPage(webhookId: string, query: DeliveryQuery): Promise<Page<DeliveryRecord>>;
   redeliver(webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
   redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]>;
 }
@@ -21,10 +22,13 @@ export class DeliveryService {
     private readonly deps: Pick<ServiceDeps, 'clock' | 'ids'>,
   ) {}
 
-  /** The delivery attempts of a webhook, newest first, filtered by `query`. */
-  async list(webhookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
+  /**
+   * A page of the delivery attempts of a webhook, newest first, filtered by `query`, after its position (a
+   * position the log did not make is a `PositionError`).
+   */
+  async page(webhookId: string, query: DeliveryQuery = {}): Promise<Page<DeliveryRecord>> {
     await this.webhooks.get(webhookId);
-    return this.queue.deliveries(webhookId, query);
+    return this.queue.deliveryPage(webhookId, query);
   }
 
   /** Sends the event of a past delivery again (same `webhook-id`), to the webhook as it is now. */

@@ -4,6 +4,16 @@ import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, Many, One, Query, StringEnum, errorResponses } from '../../schemas/common.ts';
 import { DELIVERY_STATUSES, DeliveryRecord } from '../../webhooks/types.ts';
 import { parseInstant } from '../../core/runtime.ts';
+import {
+  NextCursor,
+  PAGE_HEADERS,
+  PageCursor,
+  PageLimit,
+  pageOf,
+  readPaging,
+  refuseUndeclaredOperators,
+  sendPage,
+} from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
 
 const DeliveryParams = Type.Object({
@@ -19,8 +29,13 @@ const DeliveryQuery = Query({
   eventType: Type.Optional(Type.String({ maxLength: 100 })),
   since: Type.Optional(Instant('Inclusive lower bound on `createdAt`')),
   until: Type.Optional(Instant('Inclusive upper bound on `createdAt`')),
-  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Maximum number of attempts' })),
+  limit: Type.Optional(PageLimit),
+  cursor: Type.Optional(PageCursor()),
 });
+
+/** Attempts: the envelope of the log's pages (with `X-Total-Count` and `Link`), and of the attempts a request made. */
+const Deliveries = { ...Many(DeliveryRecord).properties, nextCursor: NextCursor };
+const DeliveryList = Type.Object(Deliveries, { headers: PAGE_HEADERS });
 
 const SinceQuery = Query({ since: Instant('Events whose delivery failed among the attempts made since then') });
 
@@ -36,22 +51,32 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       tags,
       summary: 'Delivery attempts of a webhook, newest first',
       description:
-        'Filtered by `status`, `eventType` and `createdAt` (`since`, `until`), at most `limit`. The memory store ' +
-        'keeps the last `WEBHOOK_HISTORY` attempts per webhook; a durable store keeps `WEBHOOK_HISTORY_DAYS` days.',
+        'Filtered by `status`, `eventType` and `createdAt` (`since`, `until`). Always newest first: `createdAt` ' +
+        'descending, then the order the attempts were recorded, last first (no `sort`). Pages like every list: ' +
+        'with `limit` or `cursor` the answer gains `nextCursor`, and `Link` names the next page; `X-Total-Count` ' +
+        'counts the attempts matching the filters. Attempts recorded while a client pages come before its first ' +
+        'page, never within the pages it walks. The memory store keeps the last `WEBHOOK_HISTORY` attempts per ' +
+        'webhook; a durable store keeps `WEBHOOK_HISTORY_DAYS` days.',
       params: IdParams,
       querystring: DeliveryQuery,
-      response: { 200: Many(DeliveryRecord), ...errorResponses(400, 404) },
+      response: { 200: DeliveryList, ...errorResponses(400, 404) },
     },
-    handler: async (request) => {
+    preValidation: refuseUndeclaredOperators(DeliveryQuery),
+    handler: async (request, reply) => {
       const q = request.query;
-      const data = await deliveries.list(request.params.id, {
-        status: q.status,
-        eventType: q.eventType,
-        since: asIso(q.since),
-        until: asIso(q.until),
-        limit: q.limit,
-      });
-      return { data, count: data.length };
+      const id = request.params.id;
+      const paging = readPaging(q, `${path}/${id}/deliveries`);
+      const page = await pageOf(() =>
+        deliveries.page(id, {
+          status: q.status,
+          eventType: q.eventType,
+          since: asIso(q.since),
+          until: asIso(q.until),
+          limit: paging.limit,
+          after: paging.after,
+        }),
+      );
+      return sendPage(request, reply, paging, page, { data: page.items, count: page.items.length });
     },
   });
 
@@ -62,7 +87,8 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       summary: 'Send again every event whose delivery failed since a time (each as a new delivery)',
       params: IdParams,
       querystring: SinceQuery,
-      response: { 202: Many(DeliveryRecord), ...errorResponses(400, 404) },
+      // One shape with the log's (the document names it `DeliveryRecordList`); never a `nextCursor` here.
+      response: { 202: Type.Object(Deliveries), ...errorResponses(400, 404) },
     },
     handler: async (request, reply) => {
       const data = await deliveries.redeliverFailed(request.params.id, asIso(request.query.since)!);

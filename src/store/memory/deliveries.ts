@@ -1,16 +1,21 @@
 import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
-import { matches } from '../../webhooks/outbox.ts';
+import { matches, readDeliveryPosition } from '../../webhooks/outbox.ts';
+import type { Page } from '../types.ts';
 
 /**
  * The outbox and delivery log in memory: the last `limit` attempts of each webhook (older ones dropped, so a dead
  * receiver never grows memory without bound), and the pending rows, which are kept until settled even when their
  * record has dropped out of the log. One process owns it: a leased row is in flight in this process, whatever its
- * lease says.
+ * lease says. Each row kept has a sequence number, the order it was added in: with its `createdAt`, the position
+ * of a page of the log.
  */
 export class MemoryDeliveryLog implements DeliveryLog {
   readonly durable = false;
   private readonly byWebhook = new Map<string, StoredDelivery[]>();
   private readonly waiting = new Map<string, StoredDelivery>();
+  /** The order rows were added in, across webhooks. */
+  private readonly seqOf = new WeakMap<StoredDelivery, number>();
+  private added = 0;
 
   constructor(private limit: number) {}
 
@@ -70,13 +75,48 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async list(webhookId: string, q: DeliveryQuery = {}): Promise<StoredDelivery[]> {
+    return (await this.page(webhookId, q)).items;
+  }
+
+  /**
+   * The kept attempts matching, newest first, then those after the position. Rows are added with the clock's
+   * time, so the log is nearly always in `createdAt` order already; it is sorted only when a clock went back.
+   */
+  async page(webhookId: string, q: DeliveryQuery): Promise<Page<StoredDelivery>> {
+    const after = q.after && readDeliveryPosition(q.after);
     const kept = this.byWebhook.get(webhookId) ?? [];
-    const out: StoredDelivery[] = [];
-    const oldest = Math.max(0, kept.length - this.limit);
-    for (let i = kept.length - 1; i >= oldest && out.length < (q.limit ?? Infinity); i--) {
-      if (matches(kept[i]!, q)) out.push({ ...kept[i]! });
+    const found: StoredDelivery[] = [];
+    let ordered = true;
+    for (let i = kept.length - 1; i >= Math.max(0, kept.length - this.limit); i--) {
+      const row = kept[i]!;
+      if (!matches(row, q)) continue;
+      if (found.length > 0 && found[found.length - 1]!.createdAt < row.createdAt) ordered = false;
+      found.push(row);
     }
-    return out;
+    if (!ordered) found.sort((a, b) => this.compare(a, b));
+    let start = 0;
+    if (after) {
+      const at = { createdAt: after.createdAt, seq: Number(after.seq) };
+      let hi = found.length;
+      while (start < hi) {
+        const mid = (start + hi) >>> 1;
+        if (this.compare(found[mid]!, at) <= 0) start = mid + 1;
+        else hi = mid;
+      }
+    }
+    const end = q.limit === undefined ? found.length : Math.min(found.length, start + q.limit);
+    const items = found.slice(start, end).map((row) => ({ ...row }));
+    const last = found[end - 1];
+    const next = end < found.length && last ? [last.createdAt, this.seqOf.get(last)!] : null;
+    return { items, total: found.length, next };
+  }
+
+  /** Newest first: later `createdAt` first, then the row added last. */
+  private compare(a: StoredDelivery, b: StoredDelivery | { createdAt: string; seq: number }): number {
+    if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+    const sa = this.seqOf.get(a)!;
+    const sb = 'seq' in b ? b.seq : this.seqOf.get(b)!;
+    return sb - sa;
   }
 
   async find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
@@ -118,6 +158,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   private put(row: StoredDelivery): void {
     const stored = { ...row };
+    this.seqOf.set(stored, ++this.added);
     let kept = this.byWebhook.get(row.webhookId);
     if (!kept) this.byWebhook.set(row.webhookId, (kept = []));
     kept.push(stored);

@@ -1,4 +1,6 @@
 import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
+import { readDeliveryPosition } from '../../webhooks/outbox.ts';
+import type { Page } from '../types.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 
@@ -194,6 +196,14 @@ export class SqlDeliveryLog implements DeliveryLog {
   }
 
   async list(webhookId: string, q: DeliveryQuery = {}): Promise<StoredDelivery[]> {
+    return (await this.page(webhookId, q)).items;
+  }
+
+  /**
+   * Keyset pages over the index `(webhook_id, created_at DESC, seq DESC)` (migration 004): a position is the last
+   * row's `[createdAt, seq]`, and the next page the rows below it, `(created_at, seq) < (…)`.
+   */
+  async page(webhookId: string, q: DeliveryQuery): Promise<Page<StoredDelivery>> {
     const params: unknown[] = [webhookId];
     const where = ['webhook_id = $1'];
     const add = (condition: string, value: unknown) => {
@@ -204,15 +214,29 @@ export class SqlDeliveryLog implements DeliveryLog {
     if (q.eventType !== undefined) add('event_type = ?', q.eventType);
     if (q.since !== undefined) add('created_at >= ?::timestamptz', q.since);
     if (q.until !== undefined) add('created_at <= ?::timestamptz', q.until);
-    let limit = '';
-    if (q.limit !== undefined) {
-      params.push(q.limit);
-      limit = ` LIMIT $${params.length}`;
+    const counted = `SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where.join(' AND ')}`;
+    const countParams = [...params];
+    if (q.after) {
+      const { createdAt, seq } = readDeliveryPosition(q.after);
+      params.push(createdAt, seq);
+      where.push(`(created_at, seq) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
     }
-    return this.db.query<StoredDelivery>(
-      `SELECT ${FIELDS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC${limit}`,
-      params,
-    );
+    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
+    const everything = q.limit === undefined && q.after === undefined;
+    const [rows, total] = await Promise.all([
+      this.db.query<StoredDelivery & { '@seq': string }>(
+        `SELECT ${FIELDS}, seq::text AS "@seq" FROM webhook_deliveries WHERE ${where.join(' AND ')}
+          ORDER BY created_at DESC, seq DESC${limit}`,
+        params,
+      ),
+      everything ? undefined : this.db.query<{ n: number }>(counted, countParams),
+    ]);
+    const more = q.limit !== undefined && rows.length > q.limit;
+    if (more) rows.length = q.limit!;
+    const last = rows[rows.length - 1];
+    const next = more && last ? [last.createdAt, last['@seq']] : null;
+    const items = rows.map(({ '@seq': _seq, ...row }) => row as StoredDelivery);
+    return { items, total: total ? total[0]!.n : rows.length, next };
   }
 
   async find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
