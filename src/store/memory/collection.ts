@@ -171,15 +171,17 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     };
   }
 
-  /** The record's searched fields, joined and folded. */
+  /**
+   * The record's searched fields that hold text, joined and folded. Empty ones are left out: no term is empty or
+   * holds the separator, so none matches them or the separators around them.
+   */
   private textOf(record: T): string {
-    const searched = this.searched;
-    let text = '';
-    for (let i = 0; i < searched.length; i++) {
-      const value = record[searched[i]!];
-      text += (i > 0 ? SEPARATOR : '') + (typeof value === 'string' ? value : '');
+    let text: string | undefined;
+    for (const field of this.searched) {
+      const value = record[field];
+      if (typeof value === 'string' && value !== '') text = text === undefined ? value : text + SEPARATOR + value;
     }
-    return fold(text);
+    return text === undefined ? '' : fold(text);
   }
 
   /** The first slot whose creation number is above `seq`. */
