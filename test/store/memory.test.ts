@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryActivityLog } from '../../src/store/memory/activity-log.ts';
+import { MemoryCollection } from '../../src/store/memory/collection.ts';
+import { searchTest } from '../../src/store/memory/order.ts';
 import { openStore } from '../../src/store/index.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
 import * as data from '../../src/store/seed-data.ts';
@@ -110,3 +112,60 @@ describe('memory store: the activity log keeps at most activityLogMax entries', 
 function instant(i: number): string {
   return new Date(Date.UTC(2026, 10, 22, 10) + i).toISOString();
 }
+
+describe('memory store: search by the texts kept per record', () => {
+  interface Doc {
+    id: string;
+    title: string;
+    description: string | null;
+  }
+  const texts = [
+    'Straße',
+    'STRASSE',
+    'ΟΔΟΣ',
+    'οδος σς',
+    'İstanbul',
+    'ıi',
+    'Kelvin \u212a',
+    'ſun',
+    'ǅ ǆ Ǆ',
+    'µ Μ μ',
+    'ÿ Ÿ é É',
+    'ﬀ FF',
+    'x\ud83d\ude00y',
+    'lone \ud800 surrogate',
+    'tab\there',
+    'bell\u0007',
+  ];
+  const terms = [
+    ...new Set([...texts.flatMap((t) => t.split(/\s+/)), 'ss', 'SS', 'σ', 'ς', 'Σ', 'i', 'I', 'k', 'K', 's', 'S']),
+  ].flatMap((t) => [t, t.toLowerCase(), t.toUpperCase()]);
+
+  test('each term finds what the field-by-field test finds (the fold of a pattern with the `i` flag)', async () => {
+    const docs = new MemoryCollection<Doc>([], ['title', 'description']);
+    const records: Doc[] = texts.map((title, i) => ({
+      id: `d${i}`,
+      title,
+      description: i % 3 === 0 ? null : texts[(i + 5) % texts.length]!,
+    }));
+    for (const r of records) await docs.insert(r);
+    for (const term of terms) {
+      const search = { terms: [term], fields: ['description', 'title'] as const };
+      const expected = records.filter(searchTest({ ...search, fields: [...search.fields] })!).map((r) => r.id);
+      const { items, total } = await docs.query({ search: { ...search, fields: [...search.fields] } });
+      assert.deepEqual([items.map((r) => r.id), total], [expected, expected.length], JSON.stringify(term));
+    }
+  });
+
+  test('a search over other fields than those kept, or with a term holding the separator, tests field by field', async () => {
+    const docs = new MemoryCollection<Doc>([], ['title', 'description']);
+    await docs.insert({ id: 'a', title: 'one\ntwo', description: 'three' });
+    await docs.insert({ id: 'b', title: 'one', description: 'two' });
+    const found = async (terms: string[], fields: (keyof Doc & string)[]) =>
+      (await docs.query({ search: { terms, fields } })).items.map((r) => r.id);
+    assert.deepEqual(await found(['ONE\nTWO'], ['title', 'description']), ['a']);
+    assert.deepEqual(await found(['two'], ['title']), ['a']);
+    assert.deepEqual(await found(['three'], ['title']), []);
+    assert.deepEqual(await found(['two', 'three'], ['title', 'description']), ['a']);
+  });
+});

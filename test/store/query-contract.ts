@@ -189,6 +189,78 @@ export function queryContract(current: () => Store): void {
       assert.deepEqual(paged.ids, ['t3', 't4', 't6', 't7']);
     });
 
+    test('search: a term never spans two fields; with a filter; on other collections', async () => {
+      await seedTasks();
+      const search = (...terms: string[]) => ({
+        terms,
+        fields: ['title', 'description'] as ('title' | 'description')[],
+      });
+      // t6: title 'Zebra docs', description 'About the LOGIN page'.
+      for (const term of ['docsabout', 'docs about', 'sa', 'pagezebra']) {
+        assert.deepEqual(ids((await tasks().query({ search: search(term) })).items), [], term);
+      }
+      assert.deepEqual(ids((await tasks().query({ search: search('the', 'ZEBRA') })).items), ['t6']);
+      const inP1 = await tasks().query({ filter: { projectId: 'p1' }, search: search('APPLE'), limit: 1 });
+      assert.deepEqual([ids(inP1.items), inP1.total, inP1.next], [['t7'], 1, null]);
+      const store = current();
+      await store.projects.insert(project('p3', { name: 'Garden shed', description: 'Bricks and mortar' }));
+      const projects = async (...terms: string[]) =>
+        ids((await store.projects.query({ search: { terms, fields: ['name', 'description'] } })).items);
+      assert.deepEqual(await projects('SHED', 'brick'), ['p3']);
+      assert.deepEqual(await projects('shedbricks'), []);
+    });
+
+    test('search follows updates, deletions and rolled-back transactions', async () => {
+      await seedTasks();
+      const store = current();
+      const found = async (term: string) =>
+        ids((await tasks().query({ search: { terms: [term], fields: ['title', 'description'] } })).items);
+      const t3 = (await tasks().get('t3'))!;
+      await tasks().replace({ ...t3, title: 'Pear tart', description: 'Quince jelly' });
+      assert.deepEqual(await found('apple'), ['t7']);
+      assert.deepEqual(await found('PEAR'), ['t3']);
+      assert.deepEqual(await found('quince'), ['t3']);
+      await tasks().updateWhere({ projectId: 'p1', status: 'done' }, { description: 'quince too' }, T(40));
+      assert.deepEqual(await found('quince'), ['t1', 't3', 't7']);
+      await tasks().delete('t7');
+      assert.deepEqual(await found('quince'), ['t1', 't3']);
+      assert.deepEqual(await found('crumble'), []);
+      await tasks().deleteWhere({ projectId: 'p2' });
+      assert.deepEqual(await found('quince'), ['t1']);
+      assert.deepEqual(await found('zebra'), []);
+
+      // Everything a transaction changed comes back as it was, searched as before.
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          const t1 = (await tx.tasks.get('t1'))!;
+          await tx.tasks.replace({ ...t1, title: 'Renamed', description: '' });
+          await tx.tasks.delete('t2');
+          await tx.tasks.insert(task('t9', 'p1', { title: 'Quince jam' }));
+          await tx.tasks.updateWhere({ projectId: 'p1' }, { title: 'All the same' }, T(50));
+          assert.deepEqual(ids((await tx.tasks.query({ search: { terms: ['same'], fields: ['title'] } })).items), [
+            't1',
+            't4',
+            't5',
+            't9',
+          ]);
+          throw new Error('undo');
+        }),
+      );
+      assert.deepEqual(await found('quince'), ['t1']);
+      assert.deepEqual(await found('docs'), ['t1']);
+      assert.deepEqual(await found('login'), ['t2']);
+      assert.deepEqual(await found('same'), []);
+      assert.deepEqual(await found('renamed'), []);
+
+      // Many deletions (a store may compact its storage): the rest is still found, in creation order.
+      for (let i = 0; i < 200; i++)
+        await tasks().insert(task(`bulk${i}`, 'p1', { title: `Bulk ${i % 2 ? 'odd' : 'even'}` }));
+      for (let i = 0; i < 200; i++) if (i % 10 !== 0) await tasks().delete(`bulk${i}`);
+      const evens = await tasks().query({ search: { terms: ['EVEN'], fields: ['title', 'description'] }, limit: 7 });
+      assert.deepEqual([evens.items[0]?.id, evens.items[6]?.id, evens.total], ['bulk0', 'bulk60', 20]);
+      assert.deepEqual(await found('odd'), []);
+    });
+
     test('a position the store did not make is refused with PositionError', async () => {
       await seedTasks();
       for (const after of [[], ['x'], [1, 2], [{}]]) {

@@ -1,11 +1,16 @@
 import { AnyOf, Range, type Collection, type Entity, type Filter, type ListQuery, type Page } from '../types.ts';
+import type { Search } from '../types.ts';
 import type { Updated } from '../types.ts';
-import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
+import { compareKeys, fold, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
 /**
  * A collection held in a Map, with a secondary index per filterable field so that a filtered list costs
  * O(matches) rather than a scan: the smallest matching index bucket is read and the other conditions are
  * checked on its members only. Array-valued fields are indexed by each of their elements.
+ *
+ * A search over the fields the collection was given as `searched` reads, for each record, one text kept beside it:
+ * those fields joined by `\n` (which no term holds: terms are split on whitespace) and folded (`fold`), so that a
+ * term is one `indexOf` per record rather than a case-insensitive test of each field.
  */
 export class MemoryCollection<T extends Entity> implements Collection<T> {
   /**
@@ -25,9 +30,15 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   /** While true, deletions leave their gaps (no compaction), so ranks read by `rankOf` stay valid for `restore`. */
   private held = false;
   private readonly indexes = new Map<keyof T, Map<unknown, Set<string>>>();
+  /** The searched text of the record in each slot (`undefined` where none is), when the collection keeps them. */
+  private readonly texts: (string | undefined)[] | undefined;
 
-  constructor(indexed: readonly (keyof T)[] = []) {
+  constructor(
+    indexed: readonly (keyof T)[] = [],
+    private readonly searched: readonly (keyof T & string)[] = [],
+  ) {
     for (const field of indexed) this.indexes.set(field, new Map());
+    this.texts = searched.length > 0 ? [] : undefined;
   }
 
   async get(id: string): Promise<T | undefined> {
@@ -80,7 +91,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     const limit = q.limit ?? Infinity;
     const after = q.after && readPosition(q.after, sort, 1, ([seq]) => Number.isSafeInteger(seq));
     const conditions = Object.entries(q.filter ?? {}).filter(([, v]) => v !== undefined);
-    const search = searchTest(q.search);
+    const search = this.searchOf(q.search);
     if (conditions.length === 0 && !search && sort.length === 0) {
       const slots = this.slots;
       let i = after ? this.firstSlotAfter(after.tie[0] as number) : 0;
@@ -98,15 +109,18 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
 
     const exact = Object.fromEntries(conditions.filter(([, v]) => !(v instanceof Range))) as Filter<T>;
     const ranges = conditions.filter(([, v]) => v instanceof Range) as [keyof T, Range][];
-    const rest = (r: T) => ranges.every(([f, v]) => matchesField(r[f], v)) && (!search || search(r));
+    /** Whether the record in slot `rank` meets the ranges and the search. */
+    const rest = (r: T, rank: number) =>
+      (!search || search(r, rank)) && ranges.every(([f, v]) => matchesField(r[f], v));
     let matches: T[];
     if (Object.keys(exact).length > 0) {
       matches = await this.list(exact);
-      if (ranges.length > 0 || search) matches = matches.filter(rest);
+      if (ranges.length > 0 || search) matches = matches.filter((r) => rest(r, this.ranks.get(r.id)!));
     } else {
       // One pass over the slots: no copy of every record before the conditions.
       matches = [];
-      for (const r of this.slots) if (r !== undefined && rest(r)) matches.push(r);
+      const slots = this.slots;
+      for (let i = 0; i < slots.length; i++) if (slots[i] !== undefined && rest(slots[i]!, i)) matches.push(slots[i]!);
     }
     const seqOf = (record: T) => this.seqs[this.ranks.get(record.id)!]!;
     let keys: unknown[][] | undefined;
@@ -133,6 +147,43 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     return { items, total: matches.length, next };
   }
 
+  /**
+   * The test of a search, given a record and its slot: by the kept texts when the search is over the fields they
+   * join (and its terms are neither empty nor hold the separator), else field by field (`searchTest`).
+   */
+  private searchOf(search: Search<T> | undefined): ((record: T, rank: number) => boolean) | undefined {
+    if (!search || search.terms.length === 0) return undefined;
+    const texts = this.texts;
+    const kept =
+      texts !== undefined &&
+      search.fields.every((f) => this.searched.includes(f)) &&
+      this.searched.every((f) => search.fields.includes(f)) &&
+      search.terms.every((t) => t !== '' && !t.includes(SEPARATOR));
+    if (!kept) {
+      const test = searchTest(search)!;
+      return (record) => test(record);
+    }
+    const terms = search.terms.map(fold);
+    return (_record, rank) => {
+      const text = texts[rank]!;
+      for (const term of terms) if (text.indexOf(term) < 0) return false;
+      return true;
+    };
+  }
+
+  /**
+   * The record's searched fields that hold text, joined and folded. Empty ones are left out: no term is empty or
+   * holds the separator, so none matches them or the separators around them.
+   */
+  private textOf(record: T): string {
+    let text: string | undefined;
+    for (const field of this.searched) {
+      const value = record[field];
+      if (typeof value === 'string' && value !== '') text = text === undefined ? value : text + SEPARATOR + value;
+    }
+    return text === undefined ? '' : fold(text);
+  }
+
   /** The first slot whose creation number is above `seq`. */
   private firstSlotAfter(seq: number): number {
     let lo = 0;
@@ -151,6 +202,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     this.ranks.set(record.id, this.slots.length);
     this.slots.push(record);
     this.seqs.push(this.nextSeq++);
+    this.texts?.push(this.textOf(record));
     this.indexAdd(record);
   }
 
@@ -163,6 +215,9 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     const changed = [...this.indexes.keys()].filter((field) => previous[field] !== record[field]);
     this.indexRemove(previous, changed);
     this.slots[rank] = record;
+    if (this.texts && this.searched.some((field) => previous[field] !== record[field])) {
+      this.texts[rank] = this.textOf(record);
+    }
     this.indexAdd(record, changed);
   }
 
@@ -173,6 +228,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     this.indexRemove(previous);
     this.ranks.delete(id);
     this.slots[rank] = undefined;
+    if (this.texts) this.texts[rank] = undefined;
     this.deleted++;
     if (!this.held) this.compactIfSparse();
     return true;
@@ -204,6 +260,7 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   restore(record: T, rank: number): void {
     if (this.ranks.has(record.id) || this.slots[rank] !== undefined) throw new Error(`cannot restore ${record.id}`);
     this.slots[rank] = record;
+    if (this.texts) this.texts[rank] = this.textOf(record);
     this.ranks.set(record.id, rank);
     this.deleted--;
     this.indexAdd(record);
@@ -226,13 +283,16 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
 
   /** Closes the gaps deletions left once they are half the slots (amortized O(1)); ranks keep their order. */
   private closeGaps(): void {
-    const live = this.slots.flatMap((r, i) => (r === undefined ? [] : [[r, this.seqs[i]!] as const]));
+    const texts = this.texts;
+    const live = this.slots.flatMap((r, i) => (r === undefined ? [] : [[r, this.seqs[i]!, texts?.[i]] as const]));
     this.slots.length = 0;
     this.seqs.length = 0;
-    for (const [record, seq] of live) {
+    if (texts) texts.length = 0;
+    for (const [record, seq, text] of live) {
       this.ranks.set(record.id, this.slots.length);
       this.slots.push(record);
       this.seqs.push(seq);
+      texts?.push(text);
     }
     this.deleted = 0;
   }
@@ -286,6 +346,9 @@ function later(at: string, record: object): string {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** Between the searched fields of a kept text: whitespace, which `q`'s terms never hold. */
+const SEPARATOR = '\n';
 
 /**
  * Null is not indexed: no list asks for it (an unassigned task, a project without a team), and its bucket would

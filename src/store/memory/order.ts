@@ -49,6 +49,37 @@ export function searchTest<T>(search: Search<T> | undefined): ((record: T) => bo
   };
 }
 
+/**
+ * A text folded for search: each UTF-16 unit as a case-insensitive pattern without the `u` flag compares it
+ * (ECMAScript's Canonicalize: its upper case when that is a single unit and does not take a non-ASCII unit to
+ * ASCII). A term's fold occurs in a text's fold exactly when the term matches the text as `termTest` matches it, so
+ * the memory collections keep folded texts and find a term with `indexOf`. Unit by unit, so folding texts joined by a
+ * separator joins their folds; only `\n` folds to `\n`.
+ */
+export function fold(text: string): string {
+  if (ASCII.test(text)) return text.toUpperCase();
+  const table = (canonical ??= canonicalUnits());
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = table[text.charCodeAt(i)]!;
+  let folded = '';
+  for (let i = 0; i < units.length; i += 8192) folded += String.fromCharCode(...units.subarray(i, i + 8192));
+  return folded;
+}
+
+/** Printable ASCII and its usual whitespace, whose fold is its upper case (other texts take the table). */
+const ASCII = /^[\t\n\r -~]*$/;
+let canonical: Uint16Array | undefined;
+
+/** Canonicalize of every UTF-16 unit, made on the first text beyond ASCII. */
+function canonicalUnits(): Uint16Array {
+  const table = new Uint16Array(0x10000);
+  for (let unit = 0; unit < 0x10000; unit++) {
+    const upper = String.fromCharCode(unit).toUpperCase();
+    table[unit] = upper.length !== 1 || (unit >= 128 && upper.charCodeAt(0) < 128) ? unit : upper.charCodeAt(0);
+  }
+  return table;
+}
+
 /** Letters and digits, rarest first in English text. */
 const RARITY = 'zqxjkvbpygfwmucldrhsnioate0123456789';
 

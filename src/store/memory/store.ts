@@ -1,3 +1,4 @@
+import type { ListSpec } from '../../http/list.ts';
 import type { ActivityEntry } from '../../resources/activity-log/schema.ts';
 import type { Comment } from '../../resources/comments/schema.ts';
 import type { Milestone } from '../../resources/milestones/schema.ts';
@@ -8,6 +9,14 @@ import type { Team } from '../../resources/teams/schema.ts';
 import type { TimeEntry } from '../../resources/time-entries/schema.ts';
 import type { TokenRecord } from '../../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
+import { CommentList } from '../../resources/comments/schema.ts';
+import { MilestoneList } from '../../resources/milestones/schema.ts';
+import { NotificationList } from '../../resources/notifications/schema.ts';
+import { ProjectList } from '../../resources/projects/schema.ts';
+import { TaskList } from '../../resources/tasks/schema.ts';
+import { TeamList } from '../../resources/teams/schema.ts';
+import { TimeEntryList } from '../../resources/time-entries/schema.ts';
+import { WebhookList } from '../../resources/webhooks/schema.ts';
 import { TransactionScope } from '../scope.ts';
 import type { Collections, Store } from '../store.ts';
 import type { StreamLog } from '../types.ts';
@@ -30,19 +39,21 @@ export interface MemoryStoreOptions {
  *
  * A transaction works on views of the collections that note how to undo each write; when its work throws, the
  * writes are undone newest first, which leaves every record, and the insertion order, as it was.
+ *
+ * Each collection keeps, per record, the text its list's `q` searches (the resource's `ListSpec.search`).
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
-  readonly projects = new MemoryCollection<Project>(['status', 'teamId']);
-  readonly tasks = new MemoryCollection<Task>(['projectId', 'assignee', 'status']);
-  readonly teams = new MemoryCollection<Team>();
-  readonly comments = new MemoryCollection<Comment>(['targetId', 'targetType', 'author']);
-  readonly milestones = new MemoryCollection<Milestone>(['projectId', 'status']);
-  readonly timeEntries = new MemoryCollection<TimeEntry>(['taskId', 'username', 'date']);
-  readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events']);
-  readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read']);
+  readonly projects = new MemoryCollection<Project>(['status', 'teamId'], searched(ProjectList));
+  readonly tasks = new MemoryCollection<Task>(['projectId', 'assignee', 'status'], searched(TaskList));
+  readonly teams = new MemoryCollection<Team>([], searched(TeamList));
+  readonly comments = new MemoryCollection<Comment>(['targetId', 'targetType', 'author'], searched(CommentList));
+  readonly milestones = new MemoryCollection<Milestone>(['projectId', 'status'], searched(MilestoneList));
+  readonly timeEntries = new MemoryCollection<TimeEntry>(['taskId', 'username', 'date'], searched(TimeEntryList));
+  readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events'], searched(WebhookList));
+  readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read'], searched(NotificationList));
   readonly activity: MemoryActivityLog<ActivityEntry>;
-  readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username']);
+  readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username'], ['username', 'description']);
   /** Nothing to keep: the event stream fills its own ring once each change has committed. */
   readonly streamLog: StreamLog = { append: async () => {} };
   readonly deliveries: MemoryDeliveryLog;
@@ -110,4 +121,9 @@ export class MemoryStore implements Store {
       this.tokens,
     ] as unknown as MemoryCollection<{ id: string }>[];
   }
+}
+
+/** The fields a resource's `q` searches, as the collection of its records keeps them. */
+function searched<T>(list: ListSpec): (keyof T & string)[] {
+  return [...list.search] as (keyof T & string)[];
 }
