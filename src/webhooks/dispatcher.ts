@@ -81,6 +81,7 @@ export class WebhookDispatcher {
   /** A claim pass running, and whether another was asked for meanwhile (and as of when). */
   private passing: Promise<void> | undefined;
   private again: number | undefined;
+  private againLookAhead = false;
   /** The latest instant a wake-up timer fired for: what is due by then is due, whatever the clock says. */
   private firedUpTo = -Infinity;
   private droppedSinceLog = 0;
@@ -117,13 +118,13 @@ export class WebhookDispatcher {
         this.s.log.warn({ err }, 'webhook deliveries: not listening for other instances (polling instead)');
       }
       if (this.closed) return;
-      this.poll = setInterval(() => this.wake(), this.s.pollMs);
+      this.poll = setInterval(() => this.wake(undefined, true), this.s.pollMs);
       this.poll.unref();
       this.prune = setInterval(() => this.hold(this.pruneOld()), PRUNE_INTERVAL_MS);
       this.prune.unref();
       this.hold(this.pruneOld());
     }
-    this.wake();
+    this.wake(undefined, true);
   }
 
   /**
@@ -287,19 +288,25 @@ export class WebhookDispatcher {
   /**
    * Asks for a claim pass now (a change committed, another instance announced deliveries, a slot came free, a
    * retry is due). `asOf`: claim what is due by then, even if the clock says earlier (a timer set for it fired).
+   * `lookAhead`: then also find when the next delivery not yet due is, and set a wake-up for it: asked by the
+   * start, the poll and the wake-up timer. The other wake-ups concern deliveries due now, and a retry this process
+   * schedules sets its own wake-up, so they spare the database that query.
    */
-  wake(asOf?: number): void {
+  wake(asOf?: number, lookAhead = false): void {
     if (this.closed) return;
     if (this.passing) {
       this.again = Math.max(this.again ?? -Infinity, asOf ?? -Infinity);
+      this.againLookAhead ||= lookAhead;
       return;
     }
-    const pass = this.pass(asOf).finally(() => {
+    const pass = this.pass(asOf, lookAhead).finally(() => {
       this.passing = undefined;
       if (this.again !== undefined) {
         const next = this.again;
+        const nextLookAhead = this.againLookAhead;
         this.again = undefined;
-        this.wake(next === -Infinity ? undefined : next);
+        this.againLookAhead = false;
+        this.wake(next === -Infinity ? undefined : next, nextLookAhead);
       }
     });
     this.passing = pass;
@@ -376,7 +383,7 @@ export class WebhookDispatcher {
   }
 
   /** Claims what is due, while slots are free, and starts each attempt; then sets the next wake-up. */
-  private async pass(asOf?: number): Promise<void> {
+  private async pass(asOf: number | undefined, lookAhead: boolean): Promise<void> {
     try {
       for (;;) {
         if (this.closed) return;
@@ -402,6 +409,7 @@ export class WebhookDispatcher {
       }
       // What is due already but was not claimed waits for a slot (its release wakes us) or was added meanwhile (its
       // wake asks for another pass); what is due later gets a wake-up at its time.
+      if (!lookAhead) return;
       const next = await this.outbox.nextDue(iso(new Date(this.now(asOf))));
       if (next !== null) this.wakeUpAt(Date.parse(next));
     } catch (err) {
@@ -423,7 +431,7 @@ export class WebhookDispatcher {
       () => {
         if (this.wakeAt?.timer === timer) this.wakeAt = undefined;
         this.firedUpTo = Math.max(this.firedUpTo, at);
-        this.wake(at);
+        this.wake(at, true);
       },
       Math.max(0, at - now),
     );

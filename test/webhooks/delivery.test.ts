@@ -87,6 +87,34 @@ test('a 500 is retried with the same webhook-id; attempts are numbered 1, 2', as
   for (const r of rx.requests) new Webhook(SECRET).verify(r.body, r.headers as Record<string, string>);
 });
 
+test('retries due at different times each happen at their time, the later one too', async (t) => {
+  // Two receivers fail once, asking to be tried again after 1 s and after 5 s (Retry-After): one wake-up is set at
+  // a time, so the later retry is found when the first wake-up fires.
+  const soon = await receiver(
+    t,
+    (_req, res, n) => void (n === 1 ? res.writeHead(503, { 'retry-after': '1' }).end() : res.end()),
+  );
+  const late = await receiver(
+    t,
+    (_req, res, n) => void (n === 1 ? res.writeHead(503, { 'retry-after': '5' }).end() : res.end()),
+  );
+  const { d, timers } = dispatcher(t, { retrySchedule: [50, 10_000] });
+  d.enqueue(target(soon.url, 'wh_001'), event());
+  d.enqueue(target(late.url, 'wh_002'), event());
+  await d.idle();
+  assert.deepEqual([soon.requests.length, late.requests.length], [1, 1]);
+  timers.advance(1_000);
+  await d.idle();
+  assert.deepEqual([soon.requests.length, late.requests.length], [2, 1]);
+  timers.advance(3_999);
+  await d.idle();
+  assert.equal(late.requests.length, 1, 'not before its time');
+  timers.advance(1);
+  await d.idle();
+  assert.deepEqual([soon.requests.length, late.requests.length], [2, 2]);
+  assert.deepEqual(timers.pending, []);
+});
+
 test('failures retry through the schedule, then the delivery is finally failed', async (t) => {
   const rx = await receiver(t, (_req, res) => void res.writeHead(503).end('down'));
   const { d, log, timers } = dispatcher(t);

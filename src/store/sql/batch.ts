@@ -13,9 +13,20 @@ export interface RowInsert {
 /** PostgreSQL takes at most 65,535 parameters in one statement; a batch stays well under. */
 const MAX_PARAMS = 30_000;
 
+/** Tuple templates split at their parameters: literal text at even indexes, parameter numbers at odd ones. */
+const templates = new Map<string, string[]>();
+
 /** A tuple template renumbered to start after `offset` parameters. */
-const shifted = (tuple: string, offset: number) =>
-  tuple.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+function shifted(tuple: string, offset: number): string {
+  let parts = templates.get(tuple);
+  if (!parts) {
+    parts = tuple.split(/\$(\d+)/);
+    if (templates.size < 1_000) templates.set(tuple, parts);
+  }
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) out += `$${Number(parts[i]) + offset}${parts[i + 1]}`;
+  return out;
+}
 
 /**
  * The statements that add `inserts`, in as few as fit: the rows of one table in one multi-row INSERT (in the order
