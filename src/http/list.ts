@@ -17,6 +17,7 @@ export type RangeKind = 'instant' | 'date' | 'number';
 export interface ListSpec {
   readonly sort: Readonly<Record<string, readonly string[] | null>>;
   readonly ranges: Readonly<Record<string, RangeKind>>;
+  /** None: the list has no `q` (a webhook's deliveries, which hold no text of the user's). */
   readonly search: readonly string[];
 }
 
@@ -72,7 +73,8 @@ export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creatio
     }
   }
   props.limit ??= Type.Optional(PageLimit);
-  props.cursor = Type.Optional(PageCursor('`q` and `sort`'));
+  const searched = spec.search.length > 0;
+  props.cursor = Type.Optional(PageCursor(searched ? '`q` and `sort`' : '`sort`'));
   const sortable = Object.keys(spec.sort);
   props.sort = Type.Optional(
     Type.String({
@@ -85,13 +87,15 @@ export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creatio
       [SORT_VALUES]: sortable.flatMap((f) => [f, `-${f}`]),
     }),
   );
-  props.q = Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: `Search: every word must occur, ignoring case, in ${spec.search.map((f) => `\`${f}\``).join(' or ')}`,
-    }),
-  );
+  if (searched) {
+    props.q = Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: `Search: every word must occur, ignoring case, in ${spec.search.map((f) => `\`${f}\``).join(' or ')}`,
+      }),
+    );
+  }
   return Query(props);
 }
 
@@ -138,7 +142,7 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
   }
   const sort = query.sort === undefined ? undefined : readSort(String(query.sort), spec, problems);
   let search: ListQuery<object>['search'];
-  if (typeof query.q === 'string') {
+  if (typeof query.q === 'string' && spec.search.length > 0) {
     const terms = query.q.split(/\s+/).filter((t) => t !== '');
     if (terms.length === 0) problems.push({ field: 'q', message: 'must hold a word, not only spaces' });
     search = { terms, fields: spec.search as never[] };
@@ -177,7 +181,7 @@ function readAnyOf(list: string, item: TSchema): unknown[] | string {
   const parts = list.split(',');
   if (parts.length > MAX_ANY_OF) return `must list at most ${MAX_ANY_OF} values`;
   if (parts.some((p) => p === '')) return 'must be values separated by single commas, none empty';
-  const schema = item as { enum?: unknown[]; type?: string; format?: string };
+  const schema = item as { enum?: unknown[]; type?: string; format?: string; minLength?: number; maxLength?: number };
   if (schema.enum) {
     const allowed = schema.enum.filter((v) => v !== null).map(String);
     if (parts.some((p) => !allowed.includes(p))) return `must be a comma-separated list of: ${allowed.join(', ')}`;
@@ -190,6 +194,13 @@ function readAnyOf(list: string, item: TSchema): unknown[] | string {
   if (schema.format === 'date') {
     const bad = parts.some((p) => !/^\d{4}-\d{2}-\d{2}$/.test(p) || Number.isNaN(parseInstant(p)));
     return bad ? 'must be a comma-separated list of calendar dates (YYYY-MM-DD)' : parts;
+  }
+  const { minLength, maxLength } = schema;
+  if (maxLength !== undefined && parts.some((p) => p.length > maxLength)) {
+    return `must be values of at most ${maxLength} characters each`;
+  }
+  if (minLength !== undefined && parts.some((p) => p.length < minLength)) {
+    return `must be values of at least ${minLength} characters each`;
   }
   return parts;
 }

@@ -1,5 +1,5 @@
-import { PositionError, type Page, type Position } from '../store/types.ts';
-import type { DeliveryRecord, DeliveryStatus } from './types.ts';
+import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../store/types.ts';
+import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './types.ts';
 
 /**
  * One attempt as the outbox keeps it: the record the delivery log shows, and what the workers need to make it.
@@ -19,11 +19,20 @@ export interface StoredDelivery extends DeliveryRecord {
 }
 
 export interface DeliveryQuery {
-  status?: DeliveryStatus;
-  eventType?: string;
+  /** This status, or any of these. */
+  status?: DeliveryStatus | readonly DeliveryStatus[];
+  /** This event type, or any of these. */
+  eventType?: string | readonly string[];
   /** Inclusive bounds on `createdAt`, ISO 8601. */
   since?: string;
   until?: string;
+  /** Bounds on `createdAt` (`toISOString()` form), with `since` and `until`. */
+  createdAt?: Range;
+  /**
+   * The order, over `createdAt` and `status` (by `DELIVERY_STATUS_ORDER`); newest first (`DELIVERY_NEWEST_FIRST`)
+   * when absent. Ties: the attempt added last first, whatever the direction (as the activity log's).
+   */
+  sort?: readonly SortKey[];
   /** At most this many attempts; all when absent. */
   limit?: number;
   /** Only attempts after this position of a previous page (`next` of a `Page`). */
@@ -109,28 +118,74 @@ export function recordOf(row: StoredDelivery): DeliveryRecord {
   };
 }
 
+/**
+ * The progression `sort=status` follows: the attempt still to be made first, then the outcomes from the best to the
+ * worst: delivered, refused (never sent: the target's address is not allowed), failed (sent, and not taken). So
+ * `-status` puts the failures first, then the refusals, and what is still under way last.
+ */
+export const DELIVERY_STATUS_ORDER: readonly DeliveryStatus[] = ['pending', 'succeeded', 'refused', 'failed'];
+
+/** The log's default order: `createdAt` descending (ties, as always, the attempt added last first). */
+export const DELIVERY_NEWEST_FIRST: readonly SortKey[] = [{ field: 'createdAt', descending: true }];
+
+/** The fields `sort` takes. */
+export const DELIVERY_SORT_FIELDS = ['createdAt', 'status'] as const;
+
+const listOf = <T>(value: T | readonly T[] | undefined): readonly T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? (value as readonly T[]) : [value as T];
+
 /** Whether a row matches a query's filters (not its limit). */
 export function matches(row: StoredDelivery, q: DeliveryQuery): boolean {
-  if (q.status !== undefined && row.status !== q.status) return false;
-  if (q.eventType !== undefined && row.eventType !== q.eventType) return false;
+  const statuses = listOf(q.status);
+  if (statuses && !statuses.includes(row.status)) return false;
+  const types = listOf(q.eventType);
+  if (types && !types.includes(row.eventType)) return false;
   const at = Date.parse(row.createdAt);
   if (q.since !== undefined && at < Date.parse(q.since)) return false;
   if (q.until !== undefined && at > Date.parse(q.until)) return false;
+  if (q.createdAt) {
+    // Instants in `toISOString()` form compare as they are written.
+    const { gt, gte, lt, lte } = q.createdAt.bounds;
+    const c = row.createdAt;
+    if ((gt !== undefined && !(c > gt)) || (gte !== undefined && !(c >= gte))) return false;
+    if ((lt !== undefined && !(c < lt)) || (lte !== undefined && !(c <= lte))) return false;
+  }
   return true;
 }
 
-/** The `[createdAt, seq]` of a position, checked for shape: a `PositionError` when it is not one a log made. */
-export function readDeliveryPosition(position: Position): { createdAt: string; seq: string } {
-  if (!Array.isArray(position) || position.length !== 2) throw new PositionError();
-  const [createdAt, seq] = position as unknown[];
-  if (
-    typeof createdAt !== 'string' ||
-    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) ||
-    Number.isNaN(Date.parse(createdAt)) ||
-    !(typeof seq === 'string' || typeof seq === 'number') ||
-    !/^\d{1,18}$/.test(String(seq))
-  ) {
+/** The conditions of a query as a store's filter (types.ts `Filter`): `AnyOf` for lists, a `Range` on `createdAt`. */
+export function deliveryFilter(q: DeliveryQuery): Record<string, unknown> {
+  const any = <T>(value: T | readonly T[] | undefined) => {
+    const list = listOf(value);
+    return list === undefined ? undefined : list.length === 1 ? list[0] : AnyOf.of(list);
+  };
+  return { status: any(q.status), eventType: any(q.eventType), createdAt: q.createdAt };
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The sort values and `seq` of a position (`[...values of the sort's keys, seq]`; newest first, `[createdAt, seq]`),
+ * checked for shape: a `PositionError` when it is not one a log made for this sort.
+ */
+export function readDeliveryPosition(
+  position: Position,
+  sort: readonly SortKey[] = DELIVERY_NEWEST_FIRST,
+): { values: readonly string[]; seq: string } {
+  if (!Array.isArray(position) || position.length !== sort.length + 1) throw new PositionError();
+  const values = sort.map((k, i) => {
+    const value: unknown = position[i];
+    const fits =
+      typeof value === 'string' &&
+      (k.field === 'status'
+        ? (DELIVERY_STATUSES as readonly string[]).includes(value)
+        : INSTANT.test(value) && !Number.isNaN(Date.parse(value)));
+    if (!fits) throw new PositionError();
+    return value as string;
+  });
+  const seq: unknown = position[sort.length];
+  if (!(typeof seq === 'string' || typeof seq === 'number') || !/^\d{1,18}$/.test(String(seq))) {
     throw new PositionError();
   }
-  return { createdAt, seq: String(seq) };
+  return { values, seq: String(seq) };
 }

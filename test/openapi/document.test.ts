@@ -125,17 +125,27 @@ test('request and response schemas are the ones the routes validate and serializ
   );
 });
 
-test("a webhook's delivery log declares the paging of every list, and no sort", async () => {
+test("a webhook's delivery log declares the paging, sort, any-of and range parameters of every list, but no q", async () => {
   const { doc } = await contract();
   const op = doc.paths['/api/webhooks/{id}/deliveries']!.get!;
   assert.deepEqual(
     op.parameters!.map((p) => `${p.in}:${p.name}`),
-    ['query:status', 'query:eventType', 'query:since', 'query:until', 'query:limit', 'query:cursor', 'path:id'],
+    [
+      ...['status', 'eventType', 'since', 'until', 'limit', 'cursor', 'status[in]', 'eventType[in]'],
+      ...['createdAt[gte]', 'createdAt[gt]', 'createdAt[lte]', 'createdAt[lt]', 'sort'],
+    ]
+      .map((name) => `query:${name}`)
+      .concat('path:id'),
   );
+  const param = (name: string) => op.parameters!.find((p) => p.name === name)!.schema as Record<string, any>;
+  assert.deepEqual(param('sort').items.enum, ['createdAt', '-createdAt', 'status', '-status']);
+  assert.deepEqual(param('status[in]').items.enum, ['pending', 'succeeded', 'failed', 'refused']);
+  assert.equal(param('createdAt[gte]').format, 'iso-instant');
   const limit = op.parameters!.find((p) => p.name === 'limit')!.schema as { minimum: number; maximum: number };
   assert.deepEqual([limit.minimum, limit.maximum], [1, 1000]);
-  assert.match(op.description ?? '', /newest first/);
-  assert.match(op.description ?? '', /no `sort`/);
+  assert.match(op.description ?? '', /newest first/i);
+  const sort = op.parameters!.find((p) => p.name === 'sort') as { description?: string };
+  assert.match(sort.description ?? param('sort').description, /pending < succeeded < refused < failed/);
   const ok = op.responses['200'] as Response & { headers: Record<string, unknown> };
   assert.ok(ok.headers['x-total-count'] && ok.headers.link, Object.keys(ok.headers).join());
   const list = doc.components.schemas.DeliveryRecordList as { properties: Record<string, unknown> };

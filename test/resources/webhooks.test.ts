@@ -543,8 +543,8 @@ test('bad paging of the delivery log: 400 VALIDATION_ERROR naming the parameter'
     [`limit=1&status=failed&cursor=${encodeURIComponent(mine)}`, 'cursor'],
     [`limit=1&cursor=${encodeURIComponent(ofOther)}`, 'cursor'],
     [`limit=1&cursor=${encodeURIComponent(ofTasks)}`, 'cursor'],
-    ['status[in]=failed', 'status[in]'],
-    ['createdAt[gte]=2026-01-01', 'createdAt[gte]'],
+    ['status[nin]=failed', 'status[nin]'],
+    ['createdAt[in]=2026-01-01', 'createdAt[in]'],
   ];
   for (const [query, field] of cases) {
     const res = await api.get(`${path}?${query}`);
@@ -554,6 +554,211 @@ test('bad paging of the delivery log: 400 VALIDATION_ERROR naming the parameter'
   }
   assert.equal((await api.get(`${path}?cursor=${encodeURIComponent(mine)}`)).body.count, 7, 'another limit is fine');
   assert.equal((await api.get(`/api/webhooks/wh_nope/deliveries?limit=1`)).status, 404);
+});
+
+/** The instants of {@link sortedLog}'s attempts, a second apart. */
+const AT = [
+  '2026-11-22T09:00:00.000Z',
+  '2026-11-22T09:00:01.000Z',
+  '2026-11-22T09:00:02.000Z',
+  '2026-11-22T09:00:03.000Z',
+];
+const PROGRESSION = ['pending', 'succeeded', 'refused', 'failed'];
+
+/**
+ * wh_004's log (the webhook is inactive: nothing else is recorded for it) of twelve attempts written to the store in
+ * this order, `dlv_s01` first: every status, three event types, and several attempts of each instant (ties). The
+ * pending ones are due long after the test.
+ */
+async function sortedLog(t: TestContext) {
+  const ctx = await deliveringApp(t);
+  const spec: [number, string, string][] = [
+    [0, 'failed', 'task.created'],
+    [0, 'succeeded', 'task.updated'],
+    [1, 'pending', 'task.created'],
+    [0, 'failed', 'webhook.ping'],
+    [2, 'refused', 'task.created'],
+    [1, 'succeeded', 'task.created'],
+    [3, 'failed', 'task.updated'],
+    [2, 'pending', 'webhook.ping'],
+    [1, 'failed', 'task.created'],
+    [3, 'succeeded', 'task.created'],
+    [2, 'refused', 'task.updated'],
+    [0, 'pending', 'task.created'],
+  ];
+  const rows = spec.map(([at, status, eventType], i) => ({
+    id: `dlv_s${String(i + 1).padStart(2, '0')}`,
+    webhookId: 'wh_004',
+    eventId: `evt_s${i + 1}`,
+    eventType,
+    attempt: 1,
+    status: status as 'failed',
+    responseStatus: status === 'succeeded' ? 200 : null,
+    error: null,
+    durationMs: null,
+    createdAt: AT[at]!,
+    completedAt: status === 'pending' ? null : AT[at]!,
+    nextAttemptAt: null,
+    url: 'https://hooks.example.com/pm/archive',
+    queuedMs: null,
+    stopReason: null,
+    payload: '{}',
+    dueAt: status === 'pending' ? '2099-01-01T00:00:00.000Z' : AT[at]!,
+    force: false,
+    leaseUntil: null,
+    leasedBy: null,
+  }));
+  for (const row of rows) await ctx.store.deliveries.add([row]); // one at a time: the order they were added
+  return { ...ctx, rows, path: '/api/webhooks/wh_004/deliveries' };
+}
+
+/**
+ * What a sort must answer: the rows by its keys (`-` descending, `status` by its progression), ties last added
+ * first whatever the direction; newest first when none.
+ */
+function sortedAs(rows: any[], sort = '-createdAt'): string[] {
+  const keys = sort.split(',').map((k) => ({ field: k.replace(/^-/, ''), down: k.startsWith('-') }));
+  const value = (row: any, field: string) => (field === 'status' ? PROGRESSION.indexOf(row.status) : row[field]);
+  return [...rows]
+    .reverse()
+    .sort((a, b) => {
+      for (const { field, down } of keys) {
+        const [x, y] = [value(a, field), value(b, field)];
+        if (x !== y) return (x < y ? -1 : 1) * (down ? -1 : 1);
+      }
+      return 0;
+    })
+    .map((r) => r.id as string);
+}
+
+test('the delivery log sorts by createdAt and status, both ways, ties last recorded first, paging across ties', async (t) => {
+  const { api, rows, path, store } = await sortedLog(t);
+  const plain = await api.get(path);
+  assert.deepEqual(dlvIds(plain.body.data), sortedAs(rows), 'default: newest first');
+  for (const sort of ['-createdAt', 'createdAt', 'status', '-status', 'status,createdAt', '-status,-createdAt']) {
+    const whole = await api.get(`${path}?sort=${sort}`);
+    assert.equal(whole.status, 200, `${sort}: ${whole.text}`);
+    assert.deepEqual(dlvIds(whole.body.data), sortedAs(rows, sort), sort);
+    assert.equal(whole.headers['x-total-count'], '12', sort);
+    for (const limit of [1, 2, 5]) {
+      const walked = await followLinks(api, `${path}?sort=${sort}&limit=${limit}`);
+      assert.deepEqual(dlvIds(walked.rows), sortedAs(rows, sort), `${sort}&limit=${limit}`);
+      assert.equal(walked.pages.length, Math.ceil(12 / limit), `${sort}&limit=${limit}`);
+      for (const page of walked.pages) {
+        assert.equal(page.headers['x-total-count'], '12');
+        const link = /^<[^?]+\?([^>]+)>/.exec(String(page.headers.link ?? ''));
+        if (link) assert.equal(new URLSearchParams(link[1]).get('sort'), sort);
+      }
+    }
+  }
+  assert.deepEqual(
+    dlvIds((await api.get(`${path}?sort=-status`)).body.data).slice(0, 4),
+    ['dlv_s09', 'dlv_s07', 'dlv_s04', 'dlv_s01'],
+    'failures first, then ties last recorded first',
+  );
+  // Attempts recorded while a client pages by status: one that sorts before its position is not seen, one after
+  // it is; every attempt that existed throughout, once.
+  const first = await api.get(`${path}?sort=status&limit=5`);
+  const seenFirst = dlvIds(first.body.data);
+  assert.deepEqual(seenFirst, sortedAs(rows, 'status').slice(0, 5));
+  const later = [
+    { ...rows[1]!, id: 'dlv_s13', eventId: 'evt_s13', createdAt: AT[3]! }, // succeeded: before the position
+    { ...rows[4]!, id: 'dlv_s14', eventId: 'evt_s14', createdAt: AT[3]! }, // refused: after it
+  ];
+  for (const row of later) await store.deliveries.add([row]);
+  const rest = await followLinks(
+    api,
+    `${path}?sort=status&limit=5&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+  );
+  const now = sortedAs([...rows, ...later], 'status');
+  assert.deepEqual(dlvIds(rest.rows), now.slice(now.indexOf(seenFirst[4]!) + 1));
+  assert.ok(dlvIds(rest.rows).includes('dlv_s14') && !dlvIds(rest.rows).includes('dlv_s13'));
+  assert.deepEqual(new Set([...seenFirst, ...dlvIds(rest.rows)]).size, 13);
+});
+
+test('the delivery log filters by status[in], eventType[in] and createdAt ranges, with since, until, sort and pages', async (t) => {
+  const { api, rows, path } = await sortedLog(t);
+  const where = (test: (r: any) => boolean) => rows.filter(test);
+  const cases: [string, any[]][] = [
+    ['status[in]=pending,refused', where((r) => ['pending', 'refused'].includes(r.status))],
+    ['status[in]=succeeded', where((r) => r.status === 'succeeded')],
+    ['eventType[in]=task.updated,webhook.ping', where((r) => r.eventType !== 'task.created')],
+    ['status[in]=failed,pending&status=failed', where((r) => r.status === 'failed')],
+    ['status[in]=pending&status=failed', []],
+    [
+      'status[in]=failed,succeeded&eventType[in]=task.created',
+      where((r) => r.status !== 'pending' && r.status !== 'refused' && r.eventType === 'task.created'),
+    ],
+    [`createdAt[gte]=${AT[1]}`, where((r) => r.createdAt >= AT[1]!)],
+    [`createdAt[gt]=${AT[1]}`, where((r) => r.createdAt > AT[1]!)],
+    [`createdAt[lte]=${AT[1]}`, where((r) => r.createdAt <= AT[1]!)],
+    [`createdAt[lt]=${AT[1]}`, where((r) => r.createdAt < AT[1]!)],
+    [`createdAt[gte]=${AT[1]}&createdAt[lt]=${AT[3]}`, where((r) => r.createdAt >= AT[1]! && r.createdAt < AT[3]!)],
+    [`since=${AT[1]}&createdAt[lt]=${AT[2]}`, where((r) => r.createdAt === AT[1])],
+    [
+      `until=${AT[2]}&createdAt[gt]=${AT[0]}&status[in]=pending,refused`,
+      where((r) => r.createdAt > AT[0]! && r.createdAt <= AT[2]! && ['pending', 'refused'].includes(r.status)),
+    ],
+    ['createdAt[gte]=2026-11-22T10:00:01%2B01:00', where((r) => r.createdAt >= AT[1]!)],
+    ['createdAt[lte]=2026-11-22', rows],
+    ['createdAt[lt]=2026-11-22', []],
+    ['createdAt[gte]=2026-11-23', []],
+  ];
+  for (const [filter, expected] of cases) {
+    for (const sort of ['', 'status', '-createdAt', 'createdAt']) {
+      const query = sort ? `${filter}&sort=${sort}` : filter;
+      const whole = await api.get(`${path}?${query}`);
+      assert.equal(whole.status, 200, `${query}: ${whole.text}`);
+      assert.deepEqual(dlvIds(whole.body.data), sortedAs(expected, sort || undefined), query);
+      assert.equal(whole.headers['x-total-count'], String(expected.length), query);
+      const walked = await followLinks(api, `${path}?${query}&limit=2`);
+      assert.deepEqual(dlvIds(walked.rows), sortedAs(expected, sort || undefined), `${query}&limit=2`);
+    }
+  }
+});
+
+test('bad filters and sorts of the delivery log: 400 VALIDATION_ERROR naming the parameter, and nothing changes', async (t) => {
+  const { api, path } = await sortedLog(t);
+  const byStatus = (await api.get(`${path}?sort=status&limit=2`)).body.nextCursor as string;
+  const newest = (await api.get(`${path}?limit=2`)).body.nextCursor as string;
+  const ranged = (await api.get(`${path}?limit=2&createdAt[gte]=${AT[0]}`)).body.nextCursor as string;
+  const cases: [string, string][] = [
+    ['status[in]=failed,done', 'status[in]'],
+    ['status[in]=', 'status[in]'],
+    ['status[in]=failed,,pending', 'status[in]'],
+    ['status[in]=FAILED', 'status[in]'],
+    [`eventType[in]=task.created,${'x'.repeat(101)}`, 'eventType[in]'],
+    ['createdAt[gte]=yesterday', 'createdAt[gte]'],
+    ['createdAt[lt]=2026-13-01', 'createdAt[lt]'],
+    ['createdAt[gt]=', 'createdAt[gt]'],
+    ['createdAt[between]=2026-11-22', 'createdAt[between]'],
+    ['attempt[in]=1', 'attempt[in]'],
+    ['completedAt[gte]=2026-11-22', 'completedAt[gte]'],
+    ['sort=url', 'sort'],
+    ['sort=-', 'sort'],
+    ['sort=', 'sort'],
+    ['sort=status,-status', 'sort'],
+    ['sort=status,', 'sort'],
+    ['sort=completedAt', 'sort'],
+    [`sort=-status&limit=2&cursor=${encodeURIComponent(byStatus)}`, 'cursor'],
+    [`sort=-createdAt&limit=2&cursor=${encodeURIComponent(newest)}`, 'cursor'],
+    [`limit=2&cursor=${encodeURIComponent(byStatus)}`, 'cursor'],
+    [`limit=2&createdAt[gte]=${AT[1]}&cursor=${encodeURIComponent(ranged)}`, 'cursor'],
+  ];
+  const before = (await api.get(path)).body;
+  for (const [query, field] of cases) {
+    const res = await api.get(`${path}?${query}`);
+    assert.equal(res.status, 400, query);
+    assert.equal(errorOf(res).code, 'VALIDATION_ERROR', query);
+    assert.deepEqual(fieldsOf(res), [field], query);
+  }
+  assert.deepEqual((await api.get(path)).body, before);
+  // The cursor goes on with its own sort and filters.
+  assert.equal((await api.get(`${path}?sort=status&cursor=${encodeURIComponent(byStatus)}`)).body.count, 10);
+  assert.equal(
+    (await api.get(`${path}?limit=2&createdAt[gte]=${AT[0]}&cursor=${encodeURIComponent(ranged)}`)).status,
+    200,
+  );
 });
 
 test('POST …/deliveries/:deliveryId/redeliver answers 202 with a new attempt of the same event; unknown ids are 404', async (t) => {

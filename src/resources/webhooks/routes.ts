@@ -2,17 +2,21 @@ import { Type } from 'typebox';
 import type { KindNames } from '../../core/names.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, Many, One, Query, StringEnum, errorResponses } from '../../schemas/common.ts';
-import { DELIVERY_STATUSES, DeliveryRecord } from '../../webhooks/types.ts';
+import { DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from '../../webhooks/types.ts';
+import { DELIVERY_STATUS_ORDER } from '../../webhooks/outbox.ts';
 import { parseInstant } from '../../core/runtime.ts';
+import type { Range } from '../../store/types.ts';
 import {
+  listQuery,
   NextCursor,
   PAGE_HEADERS,
   PageCursor,
   PageLimit,
   pageOf,
-  readPaging,
+  readList,
   refuseUndeclaredOperators,
   sendPage,
+  type ListSpec,
 } from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
 
@@ -33,6 +37,24 @@ const DeliveryQuery = Query({
   cursor: Type.Optional(PageCursor()),
 });
 
+/**
+ * What the log offers beyond its exact filters (each also `field[in]`) and window: `sort` over `createdAt` and
+ * `status` (by `DELIVERY_STATUS_ORDER`: pending, succeeded, refused, failed), ranges on `createdAt`; no `q`.
+ */
+const DeliveryListSpec: ListSpec = {
+  sort: { createdAt: null, status: DELIVERY_STATUS_ORDER },
+  ranges: { createdAt: 'instant' },
+  search: [],
+};
+
+const DeliveryListQuery = listQuery(
+  DeliveryQuery,
+  DeliveryListSpec,
+  'newest first (`-createdAt`); attempts of the same instant, in any order, last recorded first. `status` ' +
+    'follows `pending < succeeded < refused < failed` (under way, then outcomes best to worst: `-status` puts ' +
+    'failures first)',
+);
+
 /** Attempts: the envelope of the log's pages (with `X-Total-Count` and `Link`), and of the attempts a request made. */
 const Deliveries = { ...Many(DeliveryRecord).properties, nextCursor: NextCursor };
 const DeliveryList = Type.Object(Deliveries, { headers: PAGE_HEADERS });
@@ -51,32 +73,37 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       tags,
       summary: 'Delivery attempts of a webhook, newest first',
       description:
-        'Filtered by `status`, `eventType` and `createdAt` (`since`, `until`). Always newest first: `createdAt` ' +
-        'descending, then the order the attempts were recorded, last first (no `sort`). Pages like every list: ' +
+        'Filtered by `status` and `eventType` (each also `[in]`, any of several) and `createdAt` (`since`, ' +
+        '`until`, `createdAt[gte|gt|lte|lt]`). Newest first unless `sort` says otherwise (`createdAt`, `status`): ' +
+        '`createdAt` descending, then the order the attempts were recorded, last first; attempts that tie on ' +
+        'the sort come last recorded first, whatever its direction. Pages like every list: ' +
         'with `limit` or `cursor` the answer gains `nextCursor`, and `Link` names the next page; `X-Total-Count` ' +
         'counts the attempts matching the filters. Attempts recorded while a client pages come before its first ' +
         'page, never within the pages it walks. The memory store keeps the last `WEBHOOK_HISTORY` attempts per ' +
         'webhook; a durable store keeps `WEBHOOK_HISTORY_DAYS` days.',
       params: IdParams,
-      querystring: DeliveryQuery,
+      querystring: DeliveryListQuery,
       response: { 200: DeliveryList, ...errorResponses(400, 404) },
     },
-    preValidation: refuseUndeclaredOperators(DeliveryQuery),
+    preValidation: refuseUndeclaredOperators(DeliveryListQuery),
     handler: async (request, reply) => {
-      const q = request.query;
+      const q = request.query as { since?: string; until?: string };
       const id = request.params.id;
-      const paging = readPaging(q, `${path}/${id}/deliveries`);
+      const list = readList(request.query, DeliveryQuery, DeliveryListSpec, `${path}/${id}/deliveries`);
+      const { conditions, query } = list;
       const page = await pageOf(() =>
         deliveries.page(id, {
-          status: q.status,
-          eventType: q.eventType,
+          status: conditions.status as DeliveryStatus[] | undefined,
+          eventType: conditions.eventType as string[] | undefined,
           since: asIso(q.since),
           until: asIso(q.until),
-          limit: paging.limit,
-          after: paging.after,
+          createdAt: (query.filter as { createdAt?: Range } | undefined)?.createdAt,
+          sort: query.sort,
+          limit: query.limit,
+          after: query.after,
         }),
       );
-      return sendPage(request, reply, paging, page, { data: page.items, count: page.items.length });
+      return sendPage(request, reply, list, page, { data: page.items, count: page.items.length });
     },
   });
 

@@ -1,6 +1,19 @@
 import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
-import { matches, readDeliveryPosition } from '../../webhooks/outbox.ts';
-import type { Page } from '../types.ts';
+import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../../webhooks/outbox.ts';
+import type { Page, SortKey } from '../types.ts';
+import { compareKeys, valuesOf } from './order.ts';
+
+/** A row with its sort values and its place in the order rows were added (`seq`). */
+interface Keyed {
+  readonly row: StoredDelivery;
+  readonly values: readonly unknown[];
+  readonly seq: number;
+}
+
+/** By the sort's keys, then the row added last first whatever the direction (as the activity log's ties). */
+function compare(a: Pick<Keyed, 'values' | 'seq'>, b: Pick<Keyed, 'values' | 'seq'>, sort: readonly SortKey[]): number {
+  return compareKeys(a.values, b.values, sort) || b.seq - a.seq;
+}
 
 /**
  * The outbox and delivery log in memory: the last `limit` attempts of each webhook (older ones dropped, so a dead
@@ -79,44 +92,38 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   /**
-   * The kept attempts matching, newest first, then those after the position. Rows are added with the clock's
-   * time, so the log is nearly always in `createdAt` order already; it is sorted only when a clock went back.
+   * The kept attempts matching, in the query's order, then those after the position. Newest first by default: rows
+   * are added with the clock's time, so the log is nearly always in `createdAt` order already, and it is sorted only
+   * when a clock went back. Another sort orders the matches (at most the bound per webhook) on each request.
    */
   async page(webhookId: string, q: DeliveryQuery): Promise<Page<StoredDelivery>> {
-    const after = q.after && readDeliveryPosition(q.after);
+    const sort = q.sort ?? DELIVERY_NEWEST_FIRST;
+    const after = q.after && readDeliveryPosition(q.after, sort);
     const kept = this.byWebhook.get(webhookId) ?? [];
-    const found: StoredDelivery[] = [];
-    let ordered = true;
+    const found: Keyed[] = [];
+    let ordered = q.sort === undefined;
     for (let i = kept.length - 1; i >= Math.max(0, kept.length - this.limit); i--) {
       const row = kept[i]!;
       if (!matches(row, q)) continue;
-      if (found.length > 0 && found[found.length - 1]!.createdAt < row.createdAt) ordered = false;
-      found.push(row);
+      if (found.length > 0 && found[found.length - 1]!.row.createdAt < row.createdAt) ordered = false;
+      found.push({ row, values: valuesOf(row, sort), seq: this.seqOf.get(row)! });
     }
-    if (!ordered) found.sort((a, b) => this.compare(a, b));
+    if (!ordered) found.sort((a, b) => compare(a, b, sort));
     let start = 0;
     if (after) {
-      const at = { createdAt: after.createdAt, seq: Number(after.seq) };
+      const at = { values: after.values, seq: Number(after.seq) };
       let hi = found.length;
       while (start < hi) {
         const mid = (start + hi) >>> 1;
-        if (this.compare(found[mid]!, at) <= 0) start = mid + 1;
+        if (compare(found[mid]!, at, sort) <= 0) start = mid + 1;
         else hi = mid;
       }
     }
     const end = q.limit === undefined ? found.length : Math.min(found.length, start + q.limit);
-    const items = found.slice(start, end).map((row) => ({ ...row }));
+    const items = found.slice(start, end).map(({ row }) => ({ ...row }));
     const last = found[end - 1];
-    const next = end < found.length && last ? [last.createdAt, this.seqOf.get(last)!] : null;
+    const next = end < found.length && last ? [...last.values, last.seq] : null;
     return { items, total: found.length, next };
-  }
-
-  /** Newest first: later `createdAt` first, then the row added last. */
-  private compare(a: StoredDelivery, b: StoredDelivery | { createdAt: string; seq: number }): number {
-    if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-    const sa = this.seqOf.get(a)!;
-    const sb = 'seq' in b ? b.seq : this.seqOf.get(b)!;
-    return sb - sa;
   }
 
   async find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {

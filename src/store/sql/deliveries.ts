@@ -1,6 +1,7 @@
 import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
-import { readDeliveryPosition } from '../../webhooks/outbox.ts';
+import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../../webhooks/outbox.ts';
 import type { Page } from '../types.ts';
+import { TableSql } from './collection.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 
@@ -36,6 +37,20 @@ function fields(alias = ''): string {
   ].join(', ');
 }
 const FIELDS = fields();
+
+/**
+ * The fields the log is filtered and sorted by, as a table of the shared statements (collection.ts `TableSql`):
+ * its conditions (`AnyOf`, `Range`), its `ORDER BY` and the rows after a position. Its other statements go unused.
+ */
+const LOG = new TableSql({
+  name: 'webhook_deliveries',
+  columns: [
+    { field: 'id', column: 'id', type: 'text' },
+    { field: 'status', column: 'status', type: 'text' },
+    { field: 'eventType', column: 'event_type', type: 'text' },
+    { field: 'createdAt', column: 'created_at', type: 'timestamptz' },
+  ],
+});
 
 const COLUMNS = [
   ['id', 'text'],
@@ -200,41 +215,37 @@ export class SqlDeliveryLog implements DeliveryLog {
   }
 
   /**
-   * Keyset pages over the index `(webhook_id, created_at DESC, seq DESC)` (migration 004): a position is the last
-   * row's `[createdAt, seq]`, and the next page the rows below it, `(created_at, seq) < (…)`.
+   * Keyset pages in the order of `orderBy` (the shared one of every table), ties by `seq` descending: a position
+   * is the last row's sort values and `seq`. Newest first (the default), the order and the rows after a position,
+   * `(created_at, seq) < (…)`, are those of the index `(webhook_id, created_at DESC, seq DESC)` (migration 004);
+   * another sort reads the webhook's matching rows and orders them (the log of one webhook, pruned by age).
    */
   async page(webhookId: string, q: DeliveryQuery): Promise<Page<StoredDelivery>> {
+    const sort = q.sort ?? DELIVERY_NEWEST_FIRST;
     const params: unknown[] = [webhookId];
-    const where = ['webhook_id = $1'];
-    const add = (condition: string, value: unknown) => {
-      params.push(value);
-      where.push(condition.replace('?', `$${params.length}`));
-    };
-    if (q.status !== undefined) add('status = ?', q.status);
-    if (q.eventType !== undefined) add('event_type = ?', q.eventType);
-    if (q.since !== undefined) add('created_at >= ?::timestamptz', q.since);
-    if (q.until !== undefined) add('created_at <= ?::timestamptz', q.until);
+    const where = ['webhook_id = $1', ...LOG.where(deliveryFilter(q), params)];
+    if (q.since !== undefined) where.push(`created_at >= $${params.push(q.since)}::timestamptz`);
+    if (q.until !== undefined) where.push(`created_at <= $${params.push(q.until)}::timestamptz`);
     const counted = `SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where.join(' AND ')}`;
     const countParams = [...params];
     if (q.after) {
-      const { createdAt, seq } = readDeliveryPosition(q.after);
-      params.push(createdAt, seq);
-      where.push(`(created_at, seq) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
+      readDeliveryPosition(q.after, sort); // its values, checked as the log writes them
+      where.push(LOG.after(sort, q.after, params, true));
     }
     const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
     const everything = q.limit === undefined && q.after === undefined;
     const [rows, total] = await Promise.all([
       this.db.query<StoredDelivery & { '@seq': string }>(
         `SELECT ${FIELDS}, seq::text AS "@seq" FROM webhook_deliveries WHERE ${where.join(' AND ')}
-          ORDER BY created_at DESC, seq DESC${limit}`,
+          ORDER BY ${LOG.orderBy(sort, true)}${limit}`,
         params,
       ),
       everything ? undefined : this.db.query<{ n: number }>(counted, countParams),
     ]);
     const more = q.limit !== undefined && rows.length > q.limit;
     if (more) rows.length = q.limit!;
-    const last = rows[rows.length - 1];
-    const next = more && last ? [last.createdAt, last['@seq']] : null;
+    const last = rows[rows.length - 1] as Record<string, unknown> | undefined;
+    const next = more && last ? [...sort.map((k) => last[k.field]), last['@seq']] : null;
     const items = rows.map(({ '@seq': _seq, ...row }) => row as StoredDelivery);
     return { items, total: total ? total[0]!.n : rows.length, next };
   }
