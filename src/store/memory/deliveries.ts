@@ -26,6 +26,11 @@ export class MemoryDeliveryLog implements DeliveryLog {
   readonly durable = false;
   private readonly byWebhook = new Map<string, StoredDelivery[]>();
   private readonly waiting = new Map<string, StoredDelivery>();
+  /**
+   * The pending rows of each webhook, in the order they fall due (then added): a claim reads only the first few of
+   * each webhook, so a receiver with a long backlog costs no more to pass over than one with none.
+   */
+  private readonly queues = new Map<string, StoredDelivery[]>();
   /** The order rows were added in, across webhooks. */
   private readonly seqOf = new WeakMap<StoredDelivery, number>();
   private added = 0;
@@ -46,6 +51,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     for (const id of ids) {
       const row = this.waiting.get(id);
       this.waiting.delete(id);
+      if (row) this.dequeue(row);
       const kept = row && this.byWebhook.get(row.webhookId);
       const i = kept ? kept.lastIndexOf(row) : -1;
       if (i >= 0) kept!.splice(i, 1);
@@ -54,28 +60,31 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   async claim(r: ClaimRequest): Promise<StoredDelivery[]> {
     const now = Date.parse(r.now);
-    const due = [...this.waiting.values()]
-      .filter((row) => row.leasedBy === null && Date.parse(row.dueAt) <= now)
-      .sort((a, b) => Date.parse(a.dueAt) - Date.parse(b.dueAt));
-    const used = new Map(r.busy);
-    const claimed: StoredDelivery[] = [];
-    for (const row of due) {
-      if (claimed.length >= r.limit) break;
-      const n = used.get(row.webhookId) ?? 0;
-      if (n >= r.perWebhook) continue;
-      used.set(row.webhookId, n + 1);
+    const due: StoredDelivery[] = [];
+    for (const [webhookId, queue] of this.queues) {
+      let room = r.perWebhook - (r.busy.get(webhookId) ?? 0);
+      for (const row of queue) {
+        if (room <= 0 || Date.parse(row.dueAt) > now) break;
+        if (row.leasedBy !== null) continue;
+        due.push(row);
+        room--;
+      }
+    }
+    due.sort((a, b) => Date.parse(a.dueAt) - Date.parse(b.dueAt) || this.seqOf.get(a)! - this.seqOf.get(b)!);
+    return due.slice(0, r.limit).map((row) => {
       row.leasedBy = r.owner;
       row.leaseUntil = r.leaseUntil;
-      claimed.push({ ...row });
-    }
-    return claimed;
+      return { ...row };
+    });
   }
 
   async settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean> {
     const row = this.waiting.get(done.id);
     if (!row || row.leasedBy !== owner) return false;
+    this.dequeue(row);
     Object.assign(row, done, { leasedBy: null, leaseUntil: null });
     if (row.status !== 'pending') this.waiting.delete(row.id);
+    else this.enqueue(row);
     if (next) this.put(next);
     return true;
   }
@@ -136,12 +145,16 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   async nextDue(after: string): Promise<string | null> {
     const from = Date.parse(after);
-    let next: StoredDelivery | null = null;
-    for (const row of this.waiting.values()) {
-      const at = Date.parse(row.dueAt);
-      if (row.leasedBy === null && at > from && (!next || at < Date.parse(next.dueAt))) next = row;
+    let next: number | null = null;
+    for (const queue of this.queues.values()) {
+      for (let i = this.firstDueAfter(queue, from); i < queue.length; i++) {
+        const at = Date.parse(queue[i]!.dueAt);
+        if (queue[i]!.leasedBy !== null) continue;
+        if (next === null || at < next) next = at;
+        break;
+      }
     }
-    return next?.dueAt ?? null;
+    return next === null ? null : new Date(next).toISOString();
   }
 
   async pending(): Promise<number> {
@@ -158,6 +171,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async forget(webhookId: string): Promise<void> {
+    this.queues.delete(webhookId);
     for (const row of this.byWebhook.get(webhookId) ?? []) this.waiting.delete(row.id);
     for (const row of [...this.waiting.values()]) if (row.webhookId === webhookId) this.waiting.delete(row.id);
     this.byWebhook.delete(webhookId);
@@ -171,6 +185,51 @@ export class MemoryDeliveryLog implements DeliveryLog {
     kept.push(stored);
     // Trimmed in batches, so that adding costs the same whatever the bound.
     if (kept.length >= 2 * this.limit) kept.splice(0, kept.length - this.limit);
-    if (stored.status === 'pending') this.waiting.set(stored.id, stored);
+    if (stored.status === 'pending') {
+      this.waiting.set(stored.id, stored);
+      this.enqueue(stored);
+    }
+  }
+
+  /** Before `row` in a webhook's queue: due earlier, or as early and added before. */
+  private before(a: StoredDelivery, b: StoredDelivery): boolean {
+    const d = Date.parse(a.dueAt) - Date.parse(b.dueAt);
+    return d < 0 || (d === 0 && this.seqOf.get(a)! < this.seqOf.get(b)!);
+  }
+
+  /** Puts a pending row in its webhook's queue, in order (at the end, mostly: new rows are due now). */
+  private enqueue(row: StoredDelivery): void {
+    let queue = this.queues.get(row.webhookId);
+    if (!queue) this.queues.set(row.webhookId, (queue = []));
+    let lo = 0;
+    let hi = queue.length;
+    if (hi > 0 && this.before(queue[hi - 1]!, row)) lo = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.before(queue[mid]!, row)) lo = mid + 1;
+      else hi = mid;
+    }
+    queue.splice(lo, 0, row);
+  }
+
+  /** Takes a row out of its webhook's queue. */
+  private dequeue(row: StoredDelivery): void {
+    const queue = this.queues.get(row.webhookId);
+    if (!queue) return;
+    const i = queue.indexOf(row, this.firstDueAfter(queue, Date.parse(row.dueAt) - 1));
+    if (i >= 0) queue.splice(i, 1);
+    if (queue.length === 0) this.queues.delete(row.webhookId);
+  }
+
+  /** The index of the first row of a queue due after `at` (epoch ms). */
+  private firstDueAfter(queue: readonly StoredDelivery[], at: number): number {
+    let lo = 0;
+    let hi = queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (Date.parse(queue[mid]!.dueAt) <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }

@@ -119,10 +119,11 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * schema, its own worker loop and a second copy of each delivery, and does not run on PGlite.
  *
  * Claiming is one statement: the due, unleased pending rows, at most `perWebhook` per webhook (less what the
- * worker already has in flight), oldest due first, locked with `FOR UPDATE SKIP LOCKED` (two instances never take
- * the same row) and leased until `leaseUntil`. A worker that dies leaves its rows leased; once the lease runs out
- * (the attempt timeout plus a margin) any instance claims them again. Settling checks the lease is still the
- * worker's, so an attempt is written once.
+ * worker already has in flight), oldest due first, found webhook by webhook (migration 008: a webhook with a long
+ * backlog, a receiver that is down, costs one index probe, not a pass over its rows), locked with
+ * `FOR UPDATE SKIP LOCKED` (two instances never take the same row) and leased until `leaseUntil`. A worker that
+ * dies leaves its rows leased; once the lease runs out (the attempt timeout plus a margin) any instance claims them
+ * again. Settling checks the lease is still the worker's, so an attempt is written once.
  */
 export class SqlDeliveryLog implements DeliveryLog {
   readonly durable = true;
@@ -148,17 +149,24 @@ export class SqlDeliveryLog implements DeliveryLog {
   async claim(r: ClaimRequest): Promise<StoredDelivery[]> {
     const busy = [...r.busy.entries()];
     return this.db.query<StoredDelivery>(
-      `WITH candidates AS (
-         SELECT ranked.id, ranked.due_at, ranked.seq FROM (
-           SELECT id, due_at, seq, webhook_id,
-                  row_number() OVER (PARTITION BY webhook_id ORDER BY due_at, seq) AS n
-             FROM webhook_deliveries
-            WHERE status = 'pending' AND due_at <= $1::timestamptz
-              AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
-         ) ranked
-         LEFT JOIN unnest($4::text[], $5::int[]) AS busy(webhook_id, used) ON busy.webhook_id = ranked.webhook_id
-         WHERE ranked.n <= $3::int - coalesce(busy.used, 0)
-         ORDER BY ranked.due_at, ranked.seq
+      `WITH RECURSIVE hooks AS (
+         (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.webhook_id FROM webhook_deliveries d
+                  WHERE d.status = 'pending' AND d.webhook_id > hooks.webhook_id ORDER BY d.webhook_id LIMIT 1)
+           FROM hooks WHERE hooks.webhook_id IS NOT NULL
+       ), candidates AS (
+         SELECT c.id, c.due_at, c.seq FROM hooks
+         LEFT JOIN unnest($4::text[], $5::int[]) AS busy(webhook_id, used) ON busy.webhook_id = hooks.webhook_id
+         CROSS JOIN LATERAL (
+           SELECT d.id, d.due_at, d.seq FROM webhook_deliveries d
+            WHERE d.webhook_id = hooks.webhook_id AND d.status = 'pending' AND d.due_at <= $1::timestamptz
+              AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
+            ORDER BY d.due_at, d.seq
+            LIMIT greatest($3::int - coalesce(busy.used, 0), 0)
+         ) c
+         WHERE hooks.webhook_id IS NOT NULL
+         ORDER BY c.due_at, c.seq
          LIMIT $2::int
        ), locked AS (
          SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
