@@ -35,7 +35,8 @@ interface Options {
   log: (line: string) => void;
 }
 
-const SEEDED = ['wh_001', 'wh_002', 'wh_003'];
+/** The seeded webhooks, switched off before measuring so that only what is measured is delivered. */
+export const SEEDED = ['wh_001', 'wh_002', 'wh_003'];
 
 export async function webhookSection(o: Options): Promise<WebhookResult> {
   const route = ROUTES.find((r) => r.name === 'POST /api/tasks')!;
@@ -116,7 +117,7 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-async function call(server: Running, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function call(server: Running, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(server.url + path, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -127,7 +128,7 @@ async function call(server: Running, method: string, path: string, body?: unknow
 }
 
 /** A TCP server on loopback that accepts connections, reads what is sent, and never answers. */
-async function hangingReceiver(): Promise<{ port: number; open: () => number; close: () => void }> {
+export async function hangingReceiver(): Promise<{ port: number; open: () => number; close: () => void }> {
   const port = await freePort();
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
