@@ -1,5 +1,5 @@
 /**
- * The webhook outbox under load (`npm run bench:webhooks`), judged against issue 15's targets. The service is the
+ * The webhook outbox under load (`npm run bench:webhooks`), judged against the outbox's targets. The service is the
  * built `dist/server.js` in a child process pinned to core 0 (as `npm run bench` runs it: `taskset`, LOG_LEVEL=warn,
  * WEBHOOK_ALLOW_PRIVATE=true so it may call receivers on 127.0.0.1, the seeded webhooks switched off); the load
  * generator (autocannon) and the receivers are this process, on the other core. On PostgreSQL each service gets a
