@@ -11,9 +11,14 @@
  *
  *   npm run bench:stream                                        # 500 clients, 1,000 changes/s, 10 s
  *   npm run bench:stream -- --clients 50 --rate 200 --seconds 3 # a smoke run
+ *   npm run bench:stream -- --parse-all                         # the write path's clients parse every event too
+ *
+ * Also printed: the streams the service cut (too slow to keep up: a measurement with some is not fair), and the
+ * service's CPU time per request in the write path (from /proc), which other work on the machine changes least.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -24,12 +29,15 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '20' },
+    // The write path's clients parse every event too (as before 2026-11-23): the bench's own cost then weighs.
+    'parse-all': { type: 'boolean', default: false },
   },
 });
 const CLIENTS = Number(values.clients);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const PARSE_ALL = values['parse-all'];
 const TASK = JSON.stringify({ projectId: 'proj_001', title: 'bench' });
 
 async function startService(): Promise<{ child: ChildProcess; url: string }> {
@@ -59,11 +67,26 @@ async function startService(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-/** A client that reads the stream and notes, for each event, how long after its timestamp it arrived. */
-function connect(url: string, delays: number[]): Promise<http.ClientRequest> {
+/** Streams the service ended (a client too slow to keep up is disconnected): a measurement with some is not fair. */
+let cut = 0;
+
+/**
+ * A client that reads the stream and notes, for each event, how long after its timestamp it arrived; with no
+ * `delays`, one that reads everything and looks at none of it (the write path's measurement: parsing millions of
+ * events a second would take this process's core, on the machine the service shares, from the service).
+ */
+function connect(url: string, delays: number[] | null): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/api/stream?types=task.created`, { agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+      res.on('close', () => {
+        if (!req.destroyed) cut++;
+      });
+      res.on('error', () => {});
+      if (delays === null) {
+        res.resume();
+        return resolve(req);
+      }
       res.setEncoding('utf8');
       let tail = '';
       res.on('data', (chunk: string) => {
@@ -78,7 +101,6 @@ function connect(url: string, delays: number[]): Promise<http.ClientRequest> {
         }
         tail = text.slice(Math.max(last, text.length - 64));
       });
-      res.on('error', () => {});
       resolve(req);
     });
     req.on('error', reject);
@@ -122,7 +144,17 @@ async function steadyWrites(url: string, rate: number, seconds: number): Promise
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-async function writeSpeed(url: string): Promise<number> {
+/** The CPU time a process has used (user + system), in ms; undefined where /proc is not. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeSpeed(url: string): Promise<{ rps: number; total: number }> {
   const result = await autocannon({
     url: `${url}/api/tasks`,
     method: 'POST',
@@ -131,7 +163,7 @@ async function writeSpeed(url: string): Promise<number> {
     connections: CONNECTIONS,
     duration: SECONDS,
   });
-  return result.requests.average;
+  return { rps: result.requests.average, total: result.requests.total };
 }
 
 async function main(): Promise<void> {
@@ -151,7 +183,7 @@ async function main(): Promise<void> {
       const sorted = delays.sort((a, b) => a - b);
       process.stdout.write(
         `change → client: ${made} changes, ${sorted.length} deliveries (expected ${made * CLIENTS}); ` +
-          `p50 ${pct(sorted, 50)} ms, p99 ${pct(sorted, 99)} ms, max ${sorted.at(-1)} ms\n`,
+          `p50 ${pct(sorted, 50)} ms, p99 ${pct(sorted, 99)} ms, max ${sorted.at(-1)} ms (${cut} streams cut)\n`,
       );
       clients.forEach((c) => c.destroy());
     } finally {
@@ -162,13 +194,23 @@ async function main(): Promise<void> {
   // 2. The write path with and without clients (a fresh service each).
   const speeds: number[] = [];
   for (const n of [0, CLIENTS]) {
+    cut = 0;
     const { child, url } = await startService();
     try {
       const clients: http.ClientRequest[] = [];
-      for (let i = 0; i < n; i++) clients.push(await connect(url, []));
-      const rps = await writeSpeed(url);
+      for (let i = 0; i < n; i++) clients.push(await connect(url, PARSE_ALL ? [] : null));
+      const before = cpuMs(child.pid!);
+      const { rps, total } = await writeSpeed(url);
+      const after = cpuMs(child.pid!);
       speeds.push(rps);
-      process.stdout.write(`POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s\n`);
+      // The service's own CPU time per request: what other work on the machine changes least.
+      const cpu =
+        before === undefined || after === undefined
+          ? ''
+          : `, ${(((after - before) * 1000) / total).toFixed(0)} µs CPU each`;
+      process.stdout.write(
+        `POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s${cpu} (${cut} streams cut)\n`,
+      );
       clients.forEach((c) => c.destroy());
     } finally {
       child.kill('SIGKILL');

@@ -123,6 +123,8 @@ export const ConfigSchema = Type.Object({
   streamMaxClients: Type.Integer({ minimum: 1, default: 1_000 }),
   /** Bytes sent to an event stream client and not yet taken by it beyond which it is disconnected (it may resume). */
   streamClientBufferBytes: Type.Integer({ minimum: 4_096, default: 1_048_576 }),
+  /** Events committed within this many ms go to each event stream client in one write; 0: every turn of the loop. */
+  streamFlushMs: Type.Integer({ minimum: 0, maximum: 1_000, default: 20 }),
 });
 type Settings = Static<typeof ConfigSchema>;
 export type Config = Readonly<Omit<Settings, 'webhookRetrySchedule'> & { webhookRetrySchedule: readonly number[] }>;

@@ -226,3 +226,20 @@ test('RATE_LIMIT is <requests>/<window>: 600/1m; anything else is refused naming
     refused(() => loadConfig({ RATE_LIMIT: bad }, []), /^invalid configuration: RATE_LIMIT \(--rate-limit\): /);
   }
 });
+
+test('event stream settings: STREAM_FLUSH_MS from 0 (every turn) to 1000, 20 by default', () => {
+  assert.equal(DEFAULT_CONFIG.streamFlushMs, 20);
+  assert.equal(loadConfig({ STREAM_FLUSH_MS: '0' }, []).streamFlushMs, 0);
+  assert.equal(loadConfig({}, ['--stream-flush-ms', '100']).streamFlushMs, 100);
+  refused(
+    () => loadConfig({ STREAM_FLUSH_MS: '1001' }, []),
+    /^invalid configuration: STREAM_FLUSH_MS \(--stream-flush-ms\): must be an integer from 0 to 1000, got "1001"$/,
+  );
+  refused(() => loadConfig({ STREAM_FLUSH_MS: '-1' }, []), /STREAM_FLUSH_MS \(--stream-flush-ms\): must be an integer/);
+  refused(() => loadConfig({ STREAM_FLUSH_MS: '20ms' }, []), /STREAM_FLUSH_MS \(--stream-flush-ms\)/);
+  assert.deepEqual(
+    [DEFAULT_CONFIG.streamHeartbeatMs, DEFAULT_CONFIG.streamMaxClients, DEFAULT_CONFIG.streamClientBufferBytes],
+    [15_000, 1_000, 1_048_576],
+  );
+  refused(() => loadConfig({ STREAM_HEARTBEAT_MS: '99' }, []), /STREAM_HEARTBEAT_MS \(--stream-heartbeat-ms\)/);
+});

@@ -72,3 +72,14 @@ export function matches(filter: StreamFilter, type: string, projectId: string | 
   for (const prefix of types.prefixes) if (type.startsWith(prefix)) return true;
   return false;
 }
+
+/**
+ * The same text for filters that let the same events through (the same types, in any order, and project): clients
+ * whose filters share it are sent the same text.
+ */
+export function filterKey(filter: StreamFilter): string {
+  const types = filter.types;
+  const typesKey =
+    types === undefined ? '*' : `${[...types.exact].sort().join(',')};${[...new Set(types.prefixes)].sort().join(',')}`;
+  return filter.projectId === undefined ? `${typesKey}|` : `${typesKey}|=${filter.projectId}`;
+}

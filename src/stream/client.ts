@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { matches, type StreamFilter } from './catalog.ts';
+import { filterKey, matches, type StreamFilter } from './catalog.ts';
 import { compare, type Delivery, type Position } from './source.ts';
 
 /** Why a stream ended, for its access line. */
@@ -17,24 +17,46 @@ export class StreamClient {
   private pendingBytes = 0;
   private after: Position;
   private ended: EndReason | undefined;
-  /** Events sent during this turn of the event loop, written together by `flush` (one write per client and turn). */
+  /** Events gathered by `send`, written together by `flush` (one write for a batch). */
   private out = '';
   sent = 0;
+  /** Clients with the same key have filters that let the same events through (catalog.ts `filterKey`). */
+  readonly filterKey: string;
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly filter: StreamFilter,
+    readonly filter: StreamFilter,
     private readonly maxBytes: number,
     start: Position,
   ) {
     this.after = start;
+    this.filterKey = filterKey(filter);
   }
 
   get endReason(): EndReason {
     return this.ended ?? 'client';
   }
 
-  /** Events in position order, as the source emits them. */
+  /**
+   * Whether this client takes every event from `first` on, live: it may be sent text made once for every client of
+   * its filter (`deliver`). Not while it replays, nor when it started (or resumed) at or after `first`.
+   */
+  takesFrom(first: Position): boolean {
+    return this.live && !this.ended && compare(first, this.after) > 0;
+  }
+
+  /**
+   * The events of a batch that pass this client's filter, as text made once for all the clients of that filter
+   * (`count` events; `last` the batch's last position). Only when `takesFrom` the batch's first position.
+   */
+  deliver(text: string | Buffer, count: number, last: Position): void {
+    this.after = last;
+    if (count === 0) return;
+    this.sent += count;
+    this.write(text);
+  }
+
+  /** Events in position order, as the source emits them; what a live client takes is written by `flush`. */
   offer(batch: readonly Delivery[]): void {
     if (this.ended) return;
     if (!this.live) {
@@ -88,12 +110,13 @@ export class StreamClient {
     this.write(text);
   }
 
-  /** Text written now (after what `send` gathered): `retry:`, a comment, a reset event. */
-  write(text: string): void {
+  /** Text written now (after what `send` gathered): `retry:`, a comment, a reset event, a batch's events. */
+  write(text: string | Buffer): void {
     if (this.ended) return;
     if (this.out !== '') {
-      text = this.out + text;
+      const gathered = this.out;
       this.out = '';
+      this.res.write(gathered);
     }
     this.res.write(text);
     if (this.res.writableLength > this.maxBytes) this.drop('slow');

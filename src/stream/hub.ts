@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { iso, type Clock } from '../core/runtime.ts';
 import { AppError } from '../errors.ts';
-import { RESET_EVENT, type StreamFilter } from './catalog.ts';
+import { matches, RESET_EVENT, type StreamFilter } from './catalog.ts';
 import { StreamClient } from './client.ts';
 import { type Delivery, type Reset, type StreamSource } from './source.ts';
 
@@ -15,6 +15,11 @@ export interface HubOptions {
   retryMs: number;
   /** What a 503 for too many clients asks them to wait, in seconds. */
   retryAfterS: number;
+  /**
+   * Events committed within this many ms are written to the clients together (0: at the end of each turn of the
+   * event loop); the timer runs only while events wait.
+   */
+  flushMs: number;
 }
 
 /** Called when a stream's response is over, however it ended. */
@@ -25,15 +30,25 @@ const RESET_REASONS: Record<Reset['reset'], string> = {
   expired: 'the last event id is older than the events kept for resuming',
 };
 
+/** The events of one flush for the live clients of one filter: made once, written to each. */
+interface Shared {
+  readonly text: Buffer;
+  readonly count: number;
+}
+
 /**
- * The connected clients and what they are sent: every batch the source emits goes to each of them (filtered by
- * each), a comment every `heartbeatMs` keeps idle connections open through proxies, and at shutdown each stream
- * ends at once (a stream never holds the service's grace period).
+ * The connected clients and what they are sent: the events the source emits wait up to `flushMs`, then go to each
+ * client (filtered by each) in one write, a comment every `heartbeatMs` keeps idle connections open through
+ * proxies, and at shutdown each stream ends at once (a stream never holds the service's grace period).
  */
 export class StreamHub {
   private readonly clients = new Set<StreamClient>();
   private heartbeat: NodeJS.Timeout | undefined;
   private closing = false;
+  /** Events emitted since the last flush, in position order. */
+  private waiting: Delivery[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushImmediate: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly source: StreamSource,
@@ -119,25 +134,60 @@ export class StreamHub {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.heartbeat);
+    this.flush();
     for (const client of this.clients) client.end('shutdown');
     await this.source.close();
   }
 
-  /**
-   * Offers each batch to every client; what they take is written at the end of the turn, once per client, however
-   * many changes committed during it.
-   */
+  /** Keeps each batch until the next flush; with no client, nobody needs it (a client that comes starts after it). */
   private broadcast(batch: readonly Delivery[]): void {
-    for (const client of this.clients) client.offer(batch);
-    if (!this.flushing) {
-      this.flushing = true;
-      setImmediate(this.flush);
-    }
+    if (this.closing || this.clients.size === 0 || batch.length === 0) return;
+    for (const event of batch) this.waiting.push(event);
+    if (this.flushTimer !== undefined || this.flushImmediate !== undefined) return;
+    if (this.options.flushMs === 0) this.flushImmediate = setImmediate(this.flush);
+    else this.flushTimer = setTimeout(this.flush, this.options.flushMs);
   }
 
-  private flushing = false;
+  /**
+   * Sends the events waiting. A live client that takes all of them gets its filter's text, made once for every such
+   * client of that filter (one concatenation and one encoding per filter, then one write per client); a client
+   * still replaying, or one that started within the batch, is offered the events one by one (client.ts), which
+   * keeps its seam.
+   */
   private readonly flush = (): void => {
-    this.flushing = false;
-    for (const client of this.clients) client.flush();
+    clearTimeout(this.flushTimer);
+    clearImmediate(this.flushImmediate);
+    this.flushTimer = undefined;
+    this.flushImmediate = undefined;
+    const batch = this.waiting;
+    if (batch.length === 0) return;
+    this.waiting = [];
+    const first = batch[0]!.position;
+    const last = batch.at(-1)!.position;
+    const shared = new Map<string, Shared>();
+    for (const client of this.clients) {
+      if (!client.takesFrom(first)) {
+        client.offer(batch);
+        client.flush();
+        continue;
+      }
+      let group = shared.get(client.filterKey);
+      if (group === undefined) {
+        group = share(batch, client.filter);
+        shared.set(client.filterKey, group);
+      }
+      client.deliver(group.text, group.count, last);
+    }
   };
+}
+
+function share(batch: readonly Delivery[], filter: StreamFilter): Shared {
+  let text = '';
+  let count = 0;
+  for (const event of batch) {
+    if (!matches(filter, event.type, event.projectId)) continue;
+    text += event.frame;
+    count++;
+  }
+  return { text: Buffer.from(text), count };
 }

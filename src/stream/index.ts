@@ -19,7 +19,12 @@ export interface StreamDeps {
   events: EventBus;
   config: Pick<
     Config,
-    'streamReplay' | 'streamHeartbeatMs' | 'streamMaxClients' | 'streamRetentionMs' | 'streamClientBufferBytes'
+    | 'streamReplay'
+    | 'streamHeartbeatMs'
+    | 'streamMaxClients'
+    | 'streamRetentionMs'
+    | 'streamClientBufferBytes'
+    | 'streamFlushMs'
   >;
   clock: Clock;
   /** Writes a stream's access line once it has closed (the reply was hijacked: Fastify does not see the end). */
@@ -67,6 +72,7 @@ export async function registerStream(app: TypedApp, deps: StreamDeps): Promise<S
       maxClients: config.streamMaxClients,
       heartbeatMs: config.streamHeartbeatMs,
       clientBufferBytes: config.streamClientBufferBytes,
+      flushMs: config.streamFlushMs,
       retryMs: 2_000,
       retryAfterS: 5,
     },

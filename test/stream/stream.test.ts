@@ -217,6 +217,38 @@ describe('GET /api/stream', () => {
     }
   });
 
+  test('STREAM_FLUSH_MS: changes made together reach clients of different filters, each its own, once, in order', async (t) => {
+    const { api, open } = await streaming(t, { config: { logLevel: 'silent', streamFlushMs: 50 } });
+    const all = await open();
+    const tasks = await open('?types=task.*');
+    const comments = await open('?types=comment.created&projectId=proj_001');
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 3 === 2
+          ? api.post('/api/comments', { targetType: 'project', targetId: 'proj_001', author: 'carol', body: `C${i}` })
+          : api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` }),
+      ),
+    );
+    assert.ok(made.every((r) => r.status === 201));
+    await all.until(() => all.events.filter((e) => e.event === 'task.created').length === 8);
+    await tasks.take(8);
+    await comments.take(4);
+    await new Promise((r) => setTimeout(r, 100));
+    const ids = all.events.map((e) => e.id!);
+    assert.equal(new Set(ids).size, ids.length, 'none twice');
+    const ofType = (stream: SseReader, prefix: string) => stream.events.filter((e) => e.event.startsWith(prefix));
+    assert.deepEqual(
+      tasks.events.map((e) => e.id),
+      ofType(all, 'task.').map((e) => e.id),
+    );
+    assert.equal(tasks.events.length, 8);
+    assert.deepEqual(
+      comments.events.map((e) => e.id),
+      ofType(all, 'comment.created').map((e) => e.id),
+    );
+    assert.deepEqual(comments.events.map((e) => body(e).data.body).sort(), ['C11', 'C2', 'C5', 'C8']);
+  });
+
   test('heartbeats: a comment every STREAM_HEARTBEAT_MS', async (t) => {
     const { open } = await streaming(t, { config: { logLevel: 'silent', streamHeartbeatMs: 100 } });
     const stream = await open();

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { describe, test, type TestContext } from 'node:test';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseFilter, type StreamFilter } from '../../src/stream/catalog.ts';
+import { StreamHub } from '../../src/stream/hub.ts';
+import { compare, deliveryOf, type Delivery, type Position, type StreamSource } from '../../src/stream/source.ts';
+
+const at = (n: number): Position => ({ hi: BigInt(n), lo: 0n });
+
+/** A source whose events the test emits by hand; it keeps them all for replays. */
+class HandSource implements StreamSource {
+  readonly log: Delivery[] = [];
+  private emit: (batch: readonly Delivery[]) => void = () => {};
+  async start(emit: (batch: readonly Delivery[]) => void): Promise<void> {
+    this.emit = emit;
+  }
+  head(): Position {
+    return this.log.at(-1)?.position ?? at(0);
+  }
+  format(position: Position): string {
+    return position.hi.toString();
+  }
+  parse(text: string): Position | undefined {
+    return /^\d+$/.test(text) ? at(Number(text)) : undefined;
+  }
+  /** Commits events of these types (and projects): the next positions. */
+  commit(...events: [type: string, projectId?: string][]): void {
+    const batch = events.map(([type, projectId], i) => {
+      const n = this.log.length + 1 + i;
+      return deliveryOf({ type, projectId: projectId ?? 'proj_001', body: JSON.stringify({ type, n }) }, at(n), `${n}`);
+    });
+    this.log.push(...batch);
+    this.emit(batch);
+  }
+  async replay(after: Position, upTo: Position, page: (batch: readonly Delivery[]) => Promise<void>) {
+    await page(this.log.filter((e) => compare(e.position, after) > 0 && compare(e.position, upTo) <= 0));
+  }
+  committed(): void {}
+  async close(): Promise<void> {}
+}
+
+/** A response that takes everything written: each write kept apart. */
+class Response extends EventEmitter {
+  readonly writes: string[] = [];
+  writableLength = 0;
+  writableFinished = false;
+  socket = null;
+  writeHead(): this {
+    return this;
+  }
+  write(chunk: string | Buffer): boolean {
+    this.writes.push(chunk.toString());
+    return true;
+  }
+  end(): void {}
+  destroy(): void {}
+  /** The ids of the events written, in order. */
+  get ids(): number[] {
+    return [...this.writes.join('').matchAll(/^id: (\d+)/gm)].map((m) => Number(m[1]));
+  }
+  /** The writes that carried events. */
+  get eventWrites(): string[] {
+    return this.writes.filter((w) => w.includes('\nevent: '));
+  }
+}
+
+async function hubOf(t: TestContext, flushMs: number) {
+  const source = new HandSource();
+  const hub = new StreamHub(
+    source,
+    { maxClients: 100, heartbeatMs: 60_000, clientBufferBytes: 1_048_576, retryMs: 2_000, retryAfterS: 5, flushMs },
+    { now: () => new Date() },
+    () => {},
+  );
+  await hub.start();
+  t.after(() => hub.close());
+  const connect = async (filter: StreamFilter = {}, lastEventId?: string) => {
+    const res = new Response();
+    const request = { id: 'req-1', log: { error() {} } } as unknown as FastifyRequest;
+    const reply = { raw: res, hijack() {}, getHeaders: () => ({}) } as unknown as FastifyReply;
+    await hub.serve(request, reply, filter, lastEventId);
+    return res;
+  };
+  return { source, hub, connect };
+}
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('stream hub: flushing', () => {
+  test('events committed within the flush interval go to each client in one write, in order', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { source, connect } = await hubOf(t, 20);
+    const a = await connect();
+    const b = await connect();
+    source.commit(['task.created']);
+    t.mock.timers.tick(10);
+    source.commit(['task.updated'], ['comment.created']);
+    t.mock.timers.tick(9);
+    assert.deepEqual(a.ids, [], 'nothing before the interval is over');
+    t.mock.timers.tick(1);
+    for (const res of [a, b]) {
+      assert.deepEqual(res.ids, [1, 2, 3]);
+      assert.equal(res.eventWrites.length, 1, 'one write for the three');
+    }
+    source.commit(['task.deleted']);
+    t.mock.timers.tick(20);
+    for (const res of [a, b]) {
+      assert.deepEqual(res.ids, [1, 2, 3, 4]);
+      assert.equal(res.eventWrites.length, 2);
+    }
+    // Nothing waits: nothing more is written, whatever the time.
+    t.mock.timers.tick(1_000);
+    assert.equal(a.eventWrites.length, 2);
+  });
+
+  test('STREAM_FLUSH_MS 0: written at the end of the turn', async (t) => {
+    const { source, connect } = await hubOf(t, 0);
+    const a = await connect();
+    source.commit(['task.created']);
+    source.commit(['task.updated']);
+    assert.deepEqual(a.ids, []);
+    await settle();
+    assert.deepEqual(a.ids, [1, 2]);
+    assert.equal(a.eventWrites.length, 1);
+  });
+
+  test('many events over many intervals: every one once, in order', async (t) => {
+    const { source, connect } = await hubOf(t, 2);
+    const a = await connect();
+    for (let i = 0; i < 200; i++) {
+      source.commit(['task.created'], ['task.updated']);
+      if (i % 7 === 0) await new Promise((r) => setTimeout(r, 1));
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      a.ids,
+      Array.from({ length: 400 }, (_, i) => i + 1),
+    );
+    assert.ok(a.eventWrites.length < 200, `${a.eventWrites.length} writes`);
+  });
+
+  test('clients of different filters batched together each get exactly their events', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { source, connect } = await hubOf(t, 20);
+    const all = await connect();
+    const tasks = await connect(parseFilter({ types: 'task.*' }));
+    const tasksToo = await connect(parseFilter({ types: 'task.*,task.*' }));
+    const created = await connect(parseFilter({ types: 'comment.created,task.created' }));
+    const otherProject = await connect(parseFilter({ projectId: 'proj_002' }));
+    const none = await connect(parseFilter({ types: 'team.*' }));
+    source.commit(
+      ['task.created'],
+      ['comment.created', 'proj_002'],
+      ['task.updated', 'proj_002'],
+      ['project.updated'],
+      ['task.deleted'],
+    );
+    t.mock.timers.tick(20);
+    assert.deepEqual(all.ids, [1, 2, 3, 4, 5]);
+    assert.deepEqual(tasks.ids, [1, 3, 5]);
+    assert.deepEqual(tasksToo.ids, [1, 3, 5]);
+    assert.deepEqual(created.ids, [1, 2]);
+    assert.deepEqual(otherProject.ids, [2, 3]);
+    assert.deepEqual(
+      none.writes.filter((w) => w.includes('event:')),
+      [],
+      'no write when nothing matches',
+    );
+    source.commit(['team.created', 'proj_009'], ['task.created', 'proj_002']);
+    t.mock.timers.tick(20);
+    assert.deepEqual(none.ids, [6]);
+    assert.deepEqual(otherProject.ids, [2, 3, 7]);
+    assert.deepEqual(tasks.ids, [1, 3, 5, 7]);
+  });
+
+  test('a client that connects while events wait gets only those after its start, none twice', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { source, connect } = await hubOf(t, 20);
+    const early = await connect();
+    source.commit(['task.created'], ['task.updated']);
+    const late = await connect(); // starts at 2: 1 and 2 wait, not for it
+    source.commit(['task.deleted']);
+    // Resumes after 1 while 1–3 wait: 2 and 3 from the replay, then live, each once.
+    const resumed = await connect({}, '1');
+    source.commit(['comment.created']);
+    t.mock.timers.tick(20);
+    assert.deepEqual(early.ids, [1, 2, 3, 4]);
+    assert.deepEqual(late.ids, [3, 4]);
+    assert.deepEqual(resumed.ids, [2, 3, 4]);
+    source.commit(['comment.deleted']);
+    t.mock.timers.tick(20);
+    assert.deepEqual(late.ids, [3, 4, 5]);
+    assert.deepEqual(resumed.ids, [2, 3, 4, 5]);
+  });
+
+  test('closing sends what waits, then ends each stream', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { source, hub, connect } = await hubOf(t, 1_000);
+    const a = await connect();
+    source.commit(['task.created']);
+    await hub.close();
+    assert.deepEqual(a.ids, [1]);
+  });
+});
