@@ -51,6 +51,8 @@ const { values: a } = parseArgs({
     'database-url': { type: 'string' },
     out: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    /** A setting for the service, `NAME=value` (repeatable), e.g. `--env WEBHOOK_CONCURRENCY_PER_WEBHOOK=8`. */
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const seconds = Number(a.seconds);
@@ -70,7 +72,11 @@ const full = seconds >= 10 && rounds >= 2;
 const out = a.out ?? (full ? 'bench/results/webhooks-pg.json' : 'bench/results/webhooks-pg.tmp');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const TARGET = ROUTES.find((r) => r.name === 'POST /api/tasks')!.targets.service;
-const ENV = { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' };
+const ENV: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  ...Object.fromEntries(a.env!.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+};
 
 // --- The healthy receiver -------------------------------------------------------------------------------------
 
