@@ -26,7 +26,7 @@
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -172,14 +172,29 @@ async function subscribe(server: Running, url: string): Promise<string> {
   return hook.data.id;
 }
 
-/** `POST /api/tasks` at `rate` per second (or saturating, without it) for `secs`: autocannon's result. */
-async function post(server: Running, secs: number, perSecond?: number): Promise<autocannon.Result & { sent: number }> {
+/** What a load run answers: as much of autocannon's result as the sections read, and the requests sent. */
+interface Posted {
+  requests: { total: number };
+  duration: number;
+  latency: { p99: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  sent: number;
+}
+
+/**
+ * `POST /api/tasks` for `secs`: saturating from `connections` clients (autocannon), or, with `perSecond`, at that
+ * rate spread evenly (an open loop: a request every 1/rate s, whatever the answers; autocannon's own rate limit
+ * sends each second's requests in bursts, which a delay measurement would count as the service's).
+ */
+async function post(server: Running, secs: number, perSecond?: number): Promise<Posted> {
+  if (perSecond) return paced(server, secs, perSecond);
   let n = 0;
   const result = await autocannon({
     url: server.url,
     connections,
     duration: secs,
-    ...(perSecond ? { overallRate: perSecond } : {}),
     requests: [
       {
         method: 'POST',
@@ -191,6 +206,56 @@ async function post(server: Running, secs: number, perSecond?: number): Promise<
   });
   // Requests still in flight when autocannon stops are created but not counted in its `2xx`: `sent` counts them.
   return { ...result, sent: n };
+}
+
+async function paced(server: Running, secs: number, perSecond: number): Promise<Posted> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const url = new URL(TARGET.path, server.url);
+  const latencies: number[] = [];
+  const out = { ok: 0, non2xx: 0, errors: 0 };
+  const send = (n: number) =>
+    new Promise<void>((resolve) => {
+      const body = JSON.stringify(TARGET.body!(n));
+      const began = performance.now();
+      const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(performance.now() - began);
+          if (res.statusCode! >= 200 && res.statusCode! < 300) out.ok++;
+          else out.non2xx++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        out.errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+  const start = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  for (;;) {
+    const elapsed = performance.now() - start;
+    if (elapsed >= secs * 1000) break;
+    for (const due = Math.floor((elapsed / 1000) * perSecond); sent < due; sent++) {
+      const p: Promise<void> = send(sent).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    await sleep(1);
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const duration = (performance.now() - start) / 1000;
+  return {
+    requests: { total: latencies.length },
+    duration,
+    latency: { p99: Math.round(pct(latencies, 99)) },
+    '2xx': out.ok,
+    non2xx: out.non2xx,
+    errors: out.errors,
+    sent,
+  };
 }
 
 const pct = (xs: readonly number[], p: number) => {
