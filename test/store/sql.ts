@@ -48,6 +48,14 @@ async function assertSample(store: Store): Promise<void> {
 /** What only the SQL store has to show: its schema, its migrations, its seeding. */
 export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
   describe(`SQL store: ${name}`, { skip: skip ?? false }, () => {
+    /** A store on a fresh database, migrated and seeded, closed when the test ends. */
+    async function opened(t: { after: (fn: () => Promise<void>) => void }): Promise<SqlStore> {
+      const store = await openStore(await (await target.fresh()).options());
+      t.after(() => store.close());
+      assert.ok(store instanceof SqlStore);
+      return store;
+    }
+
     after(() => target.cleanUp());
 
     describe('migrations', () => {
@@ -234,14 +242,6 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
     });
 
     describe('concurrent writes', () => {
-      /** A store on a fresh database, migrated and seeded, closed when the test ends. */
-      async function opened(t: { after: (fn: () => Promise<void>) => void }): Promise<SqlStore> {
-        const store = await openStore(await (await target.fresh()).options());
-        t.after(() => store.close());
-        assert.ok(store instanceof SqlStore);
-        return store;
-      }
-
       test(
         'a transaction left open on one record does not hold up a write to another',
         { skip: !target.shared },
@@ -304,13 +304,6 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
     });
 
     describe('batched writes', () => {
-      async function opened(t: { after: (fn: () => Promise<void>) => void }): Promise<SqlStore> {
-        const store = await openStore(await (await target.fresh()).options());
-        t.after(() => store.close());
-        assert.ok(store instanceof SqlStore);
-        return store;
-      }
-
       test("a transaction's new rows are all stored, in order, past the parameters one statement takes", async (t) => {
         const store = await opened(t);
         const before = (await store.activity.query({ filter: {}, limit: 0 })).total;
