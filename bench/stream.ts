@@ -2,7 +2,8 @@
  * The event stream under load (`npm run bench:stream`): N clients connected to `GET /api/stream`, changes made at
  * a steady rate, and
  * 1. the delay from each change to each client (the event's `timestamp`, taken as the change is made, to the moment
- *    a client has read it): p50, p99, max over every (event, client);
+ *    a client has read it): p50, p99, max over every (event, client) of `--sample` clients (default 50; the others
+ *    read and drop what they get);
  * 2. the write path's speed (task creates, as fast as `connections` clients can make them) with N clients
  *    connected, against none: the ratio.
  * The service runs in a child process (`node --import tsx src/server.ts`, memory store, LOG_LEVEL=warn); the
@@ -12,7 +13,14 @@
  *   npm run bench:stream                                        # 500 clients, 1,000 changes/s, 10 s
  *   npm run bench:stream -- --clients 50 --rate 200 --seconds 3 # a smoke run
  *   npm run bench:stream -- --parse-all                         # the write path's clients parse every event too
+ *   npm run bench:stream -- --identity                          # clients that do not accept gzip
+ *   npm run bench:stream -- --sample 500                        # every client measures the delay
  *
+ * The clients send `Accept-Encoding: gzip`, as a browser's EventSource does, and get gzip streams (the delay's clients
+ * decompress them as they arrive); with `--identity` they send none and get the text as it is. The delay is measured
+ * on a sample because 500 clients decompressing and parsing in this one process (tens of thousands of zlib calls a
+ * second, each through the thread pool) saturate it, and then the delay is this process's; every client gets its
+ * bytes from the service in the same loop, so the sample's delay is the service's.
  * Also printed: the streams the service cut (too slow to keep up: a measurement with some is not fair), and the
  * service's CPU time per request in the write path (from /proc), which other work on the machine changes least.
  */
@@ -20,7 +28,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { createGunzip } from 'node:zlib';
 import autocannon from 'autocannon';
 
 const { values } = parseArgs({
@@ -31,6 +41,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     // The write path's clients parse every event too (as before 2026-11-23): the bench's own cost then weighs.
     'parse-all': { type: 'boolean', default: false },
+    identity: { type: 'boolean', default: false },
+    sample: { type: 'string', default: '50' },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -38,6 +50,8 @@ const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const PARSE_ALL = values['parse-all'];
+const SAMPLE = Math.min(Number(values.sample), CLIENTS);
+const STREAM_HEADERS: http.OutgoingHttpHeaders = values.identity ? {} : { 'accept-encoding': 'gzip' };
 const TASK = JSON.stringify({ projectId: 'proj_001', title: 'bench' });
 
 async function startService(): Promise<{ child: ChildProcess; url: string }> {
@@ -69,6 +83,8 @@ async function startService(): Promise<{ child: ChildProcess; url: string }> {
 
 /** Streams the service ended (a client too slow to keep up is disconnected): a measurement with some is not fair. */
 let cut = 0;
+/** Bytes the write path's clients received, as sent (compressed, on gzip streams). */
+let received = 0;
 
 /**
  * A client that reads the stream and notes, for each event, how long after its timestamp it arrived; with no
@@ -77,19 +93,26 @@ let cut = 0;
  */
 function connect(url: string, delays: number[] | null): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${url}/api/stream?types=task.created`, { agent: false }, (res) => {
+    const options = { agent: false, headers: STREAM_HEADERS };
+    const req = http.get(`${url}/api/stream?types=task.created`, options, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
       res.on('close', () => {
         if (!req.destroyed) cut++;
       });
       res.on('error', () => {});
       if (delays === null) {
-        res.resume();
+        res.on('data', (chunk: Buffer) => (received += chunk.length));
         return resolve(req);
       }
-      res.setEncoding('utf8');
+      let body: Readable = res;
+      if (res.headers['content-encoding'] === 'gzip') {
+        const gunzip = createGunzip();
+        pipeline(res, gunzip, () => {});
+        body = gunzip;
+      }
+      body.setEncoding('utf8');
       let tail = '';
-      res.on('data', (chunk: string) => {
+      body.on('data', (chunk: string) => {
         const now = Date.now();
         const text = tail + chunk;
         const re = /"timestamp":"([^"]+)"/g;
@@ -167,14 +190,15 @@ async function writeSpeed(url: string): Promise<{ rps: number; total: number }> 
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`event stream bench: ${CLIENTS} clients, ${RATE} changes/s, ${SECONDS} s\n`);
+  const mode = values.identity ? 'identity (no Accept-Encoding)' : 'gzip (Accept-Encoding: gzip)';
+  process.stdout.write(`event stream bench: ${CLIENTS} clients, ${RATE} changes/s, ${SECONDS} s; streams ${mode}\n`);
   // 1. Delay from change to client.
   {
     const { child, url } = await startService();
     try {
       const delays: number[] = [];
       const clients: http.ClientRequest[] = [];
-      for (let i = 0; i < CLIENTS; i++) clients.push(await connect(url, delays));
+      for (let i = 0; i < CLIENTS; i++) clients.push(await connect(url, i < SAMPLE ? delays : null));
       await steadyWrites(url, Math.min(RATE, 50), 1); // warm-up
       await new Promise((r) => setTimeout(r, 500));
       delays.length = 0;
@@ -182,7 +206,8 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 500));
       const sorted = delays.sort((a, b) => a - b);
       process.stdout.write(
-        `change → client: ${made} changes, ${sorted.length} deliveries (expected ${made * CLIENTS}); ` +
+        `change → client (${SAMPLE} of ${CLIENTS} clients measuring): ${made} changes, ` +
+          `${sorted.length} deliveries (expected ${made * SAMPLE}); ` +
           `p50 ${pct(sorted, 50)} ms, p99 ${pct(sorted, 99)} ms, max ${sorted.at(-1)} ms (${cut} streams cut)\n`,
       );
       clients.forEach((c) => c.destroy());
@@ -200,8 +225,11 @@ async function main(): Promise<void> {
       const clients: http.ClientRequest[] = [];
       for (let i = 0; i < n; i++) clients.push(await connect(url, PARSE_ALL ? [] : null));
       const before = cpuMs(child.pid!);
+      received = 0;
       const { rps, total } = await writeSpeed(url);
       const after = cpuMs(child.pid!);
+      // Each client takes every create's event: the bytes on the wire per event and client.
+      const perEvent = n === 0 || PARSE_ALL ? '' : `, ${(received / (total * n)).toFixed(0)} B per event and client`;
       speeds.push(rps);
       // The service's own CPU time per request: what other work on the machine changes least.
       const cpu =
@@ -209,7 +237,7 @@ async function main(): Promise<void> {
           ? ''
           : `, ${(((after - before) * 1000) / total).toFixed(0)} µs CPU each`;
       process.stdout.write(
-        `POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s${cpu} (${cut} streams cut)\n`,
+        `POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s${cpu}${perEvent} (${cut} streams cut)\n`,
       );
       clients.forEach((c) => c.destroy());
     } finally {

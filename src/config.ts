@@ -121,10 +121,15 @@ export const ConfigSchema = Type.Object({
   streamHeartbeatMs: Type.Integer({ minimum: 100, default: 15_000 }),
   /** Event stream clients connected at once; more get 503 with `Retry-After`. */
   streamMaxClients: Type.Integer({ minimum: 1, default: 1_000 }),
-  /** Bytes sent to an event stream client and not yet taken by it beyond which it is disconnected (it may resume). */
+  /**
+   * Bytes sent to an event stream client (as sent: compressed, on a gzip stream) and not yet taken by it beyond which
+   * it is disconnected (it may resume).
+   */
   streamClientBufferBytes: Type.Integer({ minimum: 4_096, default: 1_048_576 }),
   /** Events committed within this many ms go to each event stream client in one write; 0: every turn of the loop. */
   streamFlushMs: Type.Integer({ minimum: 0, maximum: 1_000, default: 20 }),
+  /** Event streams are gzip for the clients that accept it (`Accept-Encoding`), each text compressed once for all. */
+  streamCompression: Type.Boolean({ default: true }),
 });
 type Settings = Static<typeof ConfigSchema>;
 export type Config = Readonly<Omit<Settings, 'webhookRetrySchedule'> & { webhookRetrySchedule: readonly number[] }>;

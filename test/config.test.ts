@@ -243,3 +243,13 @@ test('event stream settings: STREAM_FLUSH_MS from 0 (every turn) to 1000, 20 by 
   );
   refused(() => loadConfig({ STREAM_HEARTBEAT_MS: '99' }, []), /STREAM_HEARTBEAT_MS \(--stream-heartbeat-ms\)/);
 });
+
+test('STREAM_COMPRESSION: on by default, false turns it off, anything else is refused', () => {
+  assert.equal(DEFAULT_CONFIG.streamCompression, true);
+  assert.equal(loadConfig({ STREAM_COMPRESSION: 'false' }, []).streamCompression, false);
+  assert.equal(loadConfig({}, ['--stream-compression', 'false']).streamCompression, false);
+  refused(
+    () => loadConfig({ STREAM_COMPRESSION: 'no' }, []),
+    /^invalid configuration: STREAM_COMPRESSION \(--stream-compression\): must be true or false, got "no"$/,
+  );
+});

@@ -1,15 +1,21 @@
 import type { ServerResponse } from 'node:http';
 import { filterKey, matches, type StreamFilter } from './catalog.ts';
+import { deflate, GZIP_HEADER, GzipTrail, type Payload } from './gzip.ts';
 import { compare, type Delivery, type Position } from './source.ts';
 
 /** Why a stream ended, for its access line. */
 export type EndReason = 'client' | 'shutdown' | 'slow' | 'error';
 
+/** How a stream's bytes are sent: as they are, or as one gzip stream (gzip.ts). */
+export type StreamEncoding = 'identity' | 'gzip';
+
 /**
  * One client's stream. Subscribed from its start: events offered while it is still being sent its replay wait
  * (theirs only, bounded like the rest), then follow it; nothing at or before the last position sent goes out
  * again, so the seam between replay and live neither loses nor repeats an event. Whatever is written and not yet
- * taken by the client is bounded by `maxBytes`: a client that does not read is disconnected (it may resume).
+ * taken by the client is bounded by `maxBytes` (the bytes as written: compressed, for a gzip stream): a client that
+ * does not read is disconnected (it may resume). A gzip stream sends text shared with other clients (a `Payload`)
+ * compressed once for all of them, and its own text (`retry:`, a replay, a reset) compressed for it alone.
  */
 export class StreamClient {
   private live = false;
@@ -22,15 +28,22 @@ export class StreamClient {
   sent = 0;
   /** Clients with the same key have filters that let the same events through (catalog.ts `filterKey`). */
   readonly filterKey: string;
+  /** A gzip stream's CRC and length so far; undefined for identity. */
+  private readonly gzip: GzipTrail | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     readonly filter: StreamFilter,
     private readonly maxBytes: number,
     start: Position,
+    encoding: StreamEncoding = 'identity',
   ) {
     this.after = start;
     this.filterKey = filterKey(filter);
+    if (encoding === 'gzip') {
+      this.gzip = new GzipTrail();
+      res.write(GZIP_HEADER);
+    }
   }
 
   get endReason(): EndReason {
@@ -49,7 +62,7 @@ export class StreamClient {
    * The events of a batch that pass this client's filter, as text made once for all the clients of that filter
    * (`count` events; `last` the batch's last position). Only when `takesFrom` the batch's first position.
    */
-  deliver(text: string | Buffer, count: number, last: Position): void {
+  deliver(text: Payload, count: number, last: Position): void {
     this.after = last;
     if (count === 0) return;
     this.sent += count;
@@ -110,24 +123,32 @@ export class StreamClient {
     this.write(text);
   }
 
-  /** Text written now (after what `send` gathered): `retry:`, a comment, a reset event, a batch's events. */
-  write(text: string | Buffer): void {
+  /**
+   * Text written now (after what `send` gathered): `retry:`, a comment, a reset event, a batch's events; a `Payload`
+   * when the same text goes to other clients too.
+   */
+  write(text: string | Payload): void {
     if (this.ended) return;
     if (this.out !== '') {
       const gathered = this.out;
       this.out = '';
-      this.res.write(gathered);
+      if (typeof text === 'string') text = gathered + text;
+      else this.put(gathered);
     }
-    this.res.write(text);
+    this.put(text);
     if (this.res.writableLength > this.maxBytes) this.drop('slow');
   }
 
-  /** Ends the response normally, and the connection with it (the service is stopping). */
+  /**
+   * Ends the response normally, and the connection with it (the service is stopping); a gzip stream with its final
+   * block and trailer, so that the client sees it complete.
+   */
   end(reason: EndReason): void {
     if (this.ended) return;
     this.ended = reason;
     const socket = this.res.socket;
-    this.res.end(() => socket?.destroy());
+    if (this.gzip) this.res.end(this.gzip.end(), () => socket?.destroy());
+    else this.res.end(() => socket?.destroy());
   }
 
   /** Cuts the connection. */
@@ -135,6 +156,15 @@ export class StreamClient {
     if (this.ended) return;
     this.ended = reason;
     this.res.destroy();
+  }
+
+  private put(text: string | Payload): void {
+    if (this.gzip === undefined) {
+      this.res.write(typeof text === 'string' ? text : text.text);
+      return;
+    }
+    const piece = typeof text === 'string' ? deflate(Buffer.from(text)) : text.deflated;
+    if (piece.length > 0) this.res.write(this.gzip.add(piece));
   }
 
   private send(event: Delivery): void {

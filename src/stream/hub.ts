@@ -2,14 +2,16 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { iso, type Clock } from '../core/runtime.ts';
 import { AppError } from '../errors.ts';
+import { acceptsGzip } from '../http/accept-encoding.ts';
 import { matches, RESET_EVENT, type StreamFilter } from './catalog.ts';
-import { StreamClient } from './client.ts';
+import { StreamClient, type StreamEncoding } from './client.ts';
+import { Payload } from './gzip.ts';
 import { type Delivery, type Reset, type StreamSource } from './source.ts';
 
 export interface HubOptions {
   maxClients: number;
   heartbeatMs: number;
-  /** Per client: bytes written and not yet taken by it, beyond which it is disconnected. */
+  /** Per client: bytes written (compressed, to a gzip client) and not yet taken by it, beyond which it is cut. */
   clientBufferBytes: number;
   /** What `retry:` advises clients to wait before reconnecting, in ms. */
   retryMs: number;
@@ -20,6 +22,8 @@ export interface HubOptions {
    * event loop); the timer runs only while events wait.
    */
   flushMs: number;
+  /** Streams are gzip for the clients that accept it. */
+  compression: boolean;
 }
 
 /** Called when a stream's response is over, however it ended. */
@@ -30,16 +34,18 @@ const RESET_REASONS: Record<Reset['reset'], string> = {
   expired: 'the last event id is older than the events kept for resuming',
 };
 
-/** The events of one flush for the live clients of one filter: made once, written to each. */
+/** The events of one flush for the live clients of one filter: made once (and compressed once), written to each. */
 interface Shared {
-  readonly text: Buffer;
+  readonly text: Payload;
   readonly count: number;
 }
 
 /**
  * The connected clients and what they are sent: the events the source emits wait up to `flushMs`, then go to each
  * client (filtered by each) in one write, a comment every `heartbeatMs` keeps idle connections open through
- * proxies, and at shutdown each stream ends at once (a stream never holds the service's grace period).
+ * proxies, and at shutdown each stream ends at once (a stream never holds the service's grace period). With
+ * `compression`, a client that accepts gzip gets a gzip stream, and what many clients are sent (a flush's text for
+ * a filter, the heartbeat, `retry:`) is compressed once for all of them.
  */
 export class StreamHub {
   private readonly clients = new Set<StreamClient>();
@@ -49,19 +55,37 @@ export class StreamHub {
   private waiting: Delivery[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushImmediate: NodeJS.Immediate | undefined;
+  private readonly heartbeatText = new Payload(Buffer.from(': keep-alive\n\n'));
+  private readonly retryText: Payload;
 
   constructor(
     private readonly source: StreamSource,
     private readonly options: HubOptions,
     private readonly clock: Clock,
     private readonly closed: StreamClosed,
-  ) {}
+  ) {
+    this.retryText = new Payload(Buffer.from(`retry: ${options.retryMs}\n\n`));
+  }
 
   async start(): Promise<void> {
     await this.source.start((batch) => this.broadcast(batch));
     this.heartbeat = setInterval(() => {
-      for (const client of this.clients) client.write(': keep-alive\n\n');
+      for (const client of this.clients) client.write(this.heartbeatText);
     }, this.options.heartbeatMs).unref();
+  }
+
+  /**
+   * How a stream answers `request`, and the headers that say so (for a `HEAD` too): gzip when compression is on and
+   * its `Accept-Encoding` takes gzip; the answer then varies with that header.
+   */
+  encodingFor(request: FastifyRequest): { encoding: StreamEncoding; headers: OutgoingHttpHeaders } {
+    if (!this.options.compression) return { encoding: 'identity', headers: {} };
+    const encoding = acceptsGzip(request.headers['accept-encoding']) ? 'gzip' : 'identity';
+    return {
+      encoding,
+      headers:
+        encoding === 'gzip' ? { vary: 'Accept-Encoding', 'content-encoding': 'gzip' } : { vary: 'Accept-Encoding' },
+    };
   }
 
   get size(): number {
@@ -87,8 +111,10 @@ export class StreamHub {
     }
     reply.hijack();
     const res = reply.raw;
+    const { encoding, headers } = this.encodingFor(request);
     res.writeHead(200, {
       ...(reply.getHeaders() as OutgoingHttpHeaders),
+      ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
@@ -97,13 +123,13 @@ export class StreamHub {
       connection: 'close',
     });
     const start = this.source.head();
-    const client = new StreamClient(res, filter, this.options.clientBufferBytes, start);
+    const client = new StreamClient(res, filter, this.options.clientBufferBytes, start, encoding);
     this.clients.add(client);
     res.once('close', () => {
       this.clients.delete(client);
       this.closed(request, reply, client);
     });
-    client.write(`retry: ${this.options.retryMs}\n\n`);
+    client.write(this.retryText);
 
     if (lastEventId === undefined) return client.goLive(start);
     const after = this.source.parse(lastEventId);
@@ -150,9 +176,9 @@ export class StreamHub {
 
   /**
    * Sends the events waiting. A live client that takes all of them gets its filter's text, made once for every such
-   * client of that filter (one concatenation and one encoding per filter, then one write per client); a client
-   * still replaying, or one that started within the batch, is offered the events one by one (client.ts), which
-   * keeps its seam.
+   * client of that filter (one concatenation, one encoding and, for the gzip clients, one compression per filter,
+   * then one write per client); a client still replaying, or one that started within the batch, is offered the
+   * events one by one (client.ts), which keeps its seam.
    */
   private readonly flush = (): void => {
     clearTimeout(this.flushTimer);
@@ -189,5 +215,5 @@ function share(batch: readonly Delivery[], filter: StreamFilter): Shared {
     text += event.frame;
     count++;
   }
-  return { text: Buffer.from(text), count };
+  return { text: new Payload(Buffer.from(text)), count };
 }

@@ -25,6 +25,7 @@ export interface StreamDeps {
     | 'streamRetentionMs'
     | 'streamClientBufferBytes'
     | 'streamFlushMs'
+    | 'streamCompression'
   >;
   clock: Clock;
   /** Writes a stream's access line once it has closed (the reply was hijacked: Fastify does not see the end). */
@@ -73,6 +74,7 @@ export async function registerStream(app: TypedApp, deps: StreamDeps): Promise<S
       heartbeatMs: config.streamHeartbeatMs,
       clientBufferBytes: config.streamClientBufferBytes,
       flushMs: config.streamFlushMs,
+      compression: config.streamCompression,
       retryMs: 2_000,
       retryAfterS: 5,
     },

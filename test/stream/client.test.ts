@@ -11,8 +11,8 @@ class StalledResponse extends EventEmitter {
   writableLength = 0;
   written: string[] = [];
   destroyed = false;
-  write(text: string): boolean {
-    this.written.push(text);
+  write(text: string | Buffer): boolean {
+    this.written.push(text.toString('latin1'));
     this.writableLength += text.length;
     return false;
   }
@@ -42,6 +42,27 @@ test('a client that takes nothing is cut once its unsent data passes the bound',
   client.offer([event(n + 1)]);
   client.flush();
   assert.equal(res.written.length, before, 'nothing more is written');
+});
+
+test('on a gzip stream the bound counts the bytes written, compressed: more events fit before the cut', () => {
+  const cutAfter = (encoding: 'identity' | 'gzip') => {
+    const res = new StalledResponse();
+    const client = new StreamClient(res as unknown as ServerResponse, {}, 1_000, at(0), encoding);
+    client.goLive(at(0));
+    let n = 0;
+    // Ten events a write, as a flush gathers them: what compresses.
+    while (!res.destroyed && n < 1_000) {
+      client.offer(Array.from({ length: 10 }, () => event(++n)));
+      client.flush();
+    }
+    assert.ok(res.destroyed, encoding);
+    // Cut by the write that passed the bound (ten events, under 1,000 bytes as they are).
+    assert.ok(res.writableLength < 2_000, `${encoding}: ${res.writableLength} bytes held`);
+    return client.sent;
+  };
+  const plain = cutAfter('identity');
+  const gzip = cutAfter('gzip');
+  assert.ok(gzip > 2 * plain, `${gzip} events sent compressed before the cut, ${plain} as they are`);
 });
 
 test('while replaying, live events wait (bounded too), then follow without repeats', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, test, type TestContext } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseFilter, type StreamFilter } from '../../src/stream/catalog.ts';
 import { StreamHub } from '../../src/stream/hub.ts';
@@ -43,18 +44,30 @@ class HandSource implements StreamSource {
 /** A response that takes everything written: each write kept apart. */
 class Response extends EventEmitter {
   readonly writes: string[] = [];
+  /** What was written, as written (a gzip stream's bytes). */
+  readonly chunks: (string | Buffer)[] = [];
+  headers: Record<string, string> = {};
   writableLength = 0;
   writableFinished = false;
   socket = null;
-  writeHead(): this {
+  writeHead(_status: number, headers: Record<string, string>): this {
+    this.headers = headers;
     return this;
   }
   write(chunk: string | Buffer): boolean {
     this.writes.push(chunk.toString());
+    this.chunks.push(chunk);
     return true;
   }
-  end(): void {}
+  end(chunk?: Buffer | (() => void)): void {
+    if (chunk instanceof Buffer) this.chunks.push(chunk);
+    this.writableFinished = true;
+  }
   destroy(): void {}
+  /** Every byte written. */
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks.map((c) => Buffer.from(c)));
+  }
   /** The ids of the events written, in order. */
   get ids(): number[] {
     return [...this.writes.join('').matchAll(/^id: (\d+)/gm)].map((m) => Number(m[1]));
@@ -65,19 +78,27 @@ class Response extends EventEmitter {
   }
 }
 
-async function hubOf(t: TestContext, flushMs: number) {
+async function hubOf(t: TestContext, flushMs: number, compression = false) {
   const source = new HandSource();
   const hub = new StreamHub(
     source,
-    { maxClients: 100, heartbeatMs: 60_000, clientBufferBytes: 1_048_576, retryMs: 2_000, retryAfterS: 5, flushMs },
+    {
+      maxClients: 100,
+      heartbeatMs: 60_000,
+      clientBufferBytes: 1_048_576,
+      retryMs: 2_000,
+      retryAfterS: 5,
+      flushMs,
+      compression,
+    },
     { now: () => new Date() },
     () => {},
   );
   await hub.start();
   t.after(() => hub.close());
-  const connect = async (filter: StreamFilter = {}, lastEventId?: string) => {
+  const connect = async (filter: StreamFilter = {}, lastEventId?: string, headers: Record<string, string> = {}) => {
     const res = new Response();
-    const request = { id: 'req-1', log: { error() {} } } as unknown as FastifyRequest;
+    const request = { id: 'req-1', log: { error() {} }, headers } as unknown as FastifyRequest;
     const reply = { raw: res, hijack() {}, getHeaders: () => ({}) } as unknown as FastifyReply;
     await hub.serve(request, reply, filter, lastEventId);
     return res;
@@ -201,5 +222,68 @@ describe('stream hub: flushing', () => {
     source.commit(['task.created']);
     await hub.close();
     assert.deepEqual(a.ids, [1]);
+  });
+});
+
+describe('stream hub: gzip', () => {
+  const GZIP = { 'accept-encoding': 'gzip, deflate' };
+
+  test("each flush's text is compressed once per filter, the same bytes for every gzip client of it", async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const { source, hub, connect } = await hubOf(t, 20, true);
+    const plain = await connect();
+    const a = await connect({}, undefined, GZIP);
+    const b = await connect({}, undefined, GZIP);
+    const tasks = await connect(parseFilter({ types: 'task.*' }), undefined, GZIP);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.headers.vary, 'Accept-Encoding');
+    assert.equal(a.headers['content-encoding'], 'gzip');
+    assert.equal(a.headers.vary, 'Accept-Encoding');
+
+    source.commit(['task.created'], ['comment.created']);
+    t.mock.timers.tick(20);
+    const last = (res: Response) => res.chunks.at(-1);
+    assert.ok(last(a) instanceof Buffer);
+    assert.equal(last(a), last(b), 'the same buffer: compressed once');
+    assert.notEqual(last(a), last(tasks), 'another filter, other text');
+
+    // Resuming (a replay, written for it alone) and starting within a batch (the seam) end up in the same stream.
+    source.commit(['task.updated']);
+    const resumed = await connect({}, '1', GZIP);
+    const late = await connect({}, undefined, GZIP);
+    source.commit(['task.deleted']);
+    t.mock.timers.tick(20);
+    t.mock.timers.tick(60_000); // a heartbeat
+    await hub.close();
+
+    const text = plain.bytes.toString();
+    assert.match(text, /: keep-alive/);
+    assert.deepEqual(plain.ids, [1, 2, 3, 4]);
+    // gunzipSync checks each stream's trailer (CRC and length): the streams ended complete.
+    assert.equal(gunzipSync(a.bytes).toString(), text);
+    assert.equal(gunzipSync(b.bytes).toString(), text);
+    const taskIds = (res: Response) =>
+      [
+        ...gunzipSync(res.bytes)
+          .toString()
+          .matchAll(/^id: (\d+)/gm),
+      ].map((m) => m[1]);
+    assert.deepEqual(taskIds(tasks), ['1', '3', '4']);
+    assert.deepEqual(taskIds(resumed), ['2', '3', '4']);
+    assert.deepEqual(taskIds(late), ['4']);
+  });
+
+  test('no gzip without compression, nor for a client that does not take it', async (t) => {
+    const off = await hubOf(t, 20, false);
+    const res = await off.connect({}, undefined, GZIP);
+    assert.equal(res.headers['content-encoding'], undefined);
+    assert.equal(res.headers.vary, undefined);
+    assert.match(res.writes[0]!, /^retry: 2000/);
+    const on = await hubOf(t, 20, true);
+    for (const header of ['gzip;q=0', 'identity', 'br']) {
+      const other = await on.connect({}, undefined, { 'accept-encoding': header });
+      assert.equal(other.headers['content-encoding'], undefined, header);
+      assert.match(other.writes[0]!, /^retry: 2000/);
+    }
   });
 });

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import { Readable, pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 
 /** One event as a client parses it. */
@@ -23,12 +26,53 @@ export class SseReader {
     this.ended = this.pump().finally(() => this.wake());
   }
 
+  /** The bytes as they came over the wire (only for `overHttp`: fetch hands over decoded bytes). */
+  readonly raw: Buffer[] = [];
+  /** What reading or decompressing the stream failed with, if it did (`overHttp`): a cut, a bad gzip stream. */
+  decodeError: Error | undefined;
+
   static async open(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
     const controller = new AbortController();
     const response = await fetch(url, { headers, signal: controller.signal });
     const reader = new SseReader(response);
     reader.abort.signal.addEventListener('abort', () => controller.abort());
     return reader;
+  }
+
+  /**
+   * The stream over node:http, which sends only the headers given (fetch adds `Accept-Encoding`): keeps the bytes as
+   * they came, and decompresses a gzip stream as it arrives (`createGunzip`) to read its events.
+   */
+  static async overHttp(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
+    let request!: http.ClientRequest;
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      request = http.get(url, { headers, agent: false }, resolve).on('error', reject);
+    });
+    // All within this turn: nothing arrives before every listener is on.
+    const body =
+      res.headers['content-encoding'] === 'gzip'
+        ? pipeline(res, createGunzip(), (err) => {
+            if (err && !request.destroyed) reader.decodeError = err;
+          })
+        : res;
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const reader = new SseReader(
+      new Response(Readable.toWeb(body) as ReadableStream<Uint8Array>, {
+        status: res.statusCode,
+        headers: responseHeaders,
+      }),
+    );
+    res.on('data', (chunk: Buffer) => reader.raw.push(chunk));
+    reader.abort.signal.addEventListener('abort', () => request.destroy());
+    return reader;
+  }
+
+  /** Every byte received so far, as it came. */
+  get bytes(): Buffer {
+    return Buffer.concat(this.raw);
   }
 
   /** Waits until `count` events have come (all of them so far, in order). */
