@@ -47,8 +47,12 @@ export interface Outbox {
   forget(webhookId: string): void;
 }
 
-/** The changes that staged deliveries, with the attempts already final among them (webhookWakeConsumer). */
-const staging = new WeakMap<DomainEvent, DeliveryRecord[]>();
+/** What a change staged (webhookWakeConsumer): attempts still to make, and those already final. */
+interface Staged {
+  pending: number;
+  readonly final: DeliveryRecord[];
+}
+const staging = new WeakMap<DomainEvent, Staged>();
 
 /**
  * Writes a delivery for every webhook event to each active webhook subscribed to its type or to `*`, into the
@@ -65,21 +69,28 @@ export function webhookOutboxConsumer(outbox: Outbox, ids: IdGenerator): Transac
           { id: hook.id, url: hook.url, secret: hook.secret },
           outbound,
         );
-        const final = staging.get(event) ?? [];
-        if (record.status !== 'pending') final.push(record);
-        staging.set(event, final);
+        let staged = staging.get(event);
+        if (!staged) staging.set(event, (staged = { pending: 0, final: [] }));
+        if (record.status === 'pending') staged.pending++;
+        else staged.final.push(record);
       }
     }
   };
 }
 
-/** Once a change has committed, wakes the delivery workers of this process (others hear of it by NOTIFY). */
+/**
+ * Once a change has committed: tells the observer of the attempts it recorded as final, and, when it added attempts
+ * to make, wakes the delivery workers of this process and announces them to the other instances (NOTIFY). A change
+ * that added none wakes nobody: there is nothing new to claim.
+ */
 export function webhookWakeConsumer(outbox: Outbox): Consumer {
   return (event) => {
     if (event.type === 'webhook.deleted') outbox.forget(String(recordOf(event).id));
     const staged = staging.get(event);
-    if (staged && staged.length > 0) outbox.recorded(staged);
+    if (!staged) return;
+    if (staged.final.length > 0) outbox.recorded(staged.final);
+    if (staged.pending === 0) return;
     outbox.wake();
-    if (staged) outbox.announce();
+    outbox.announce();
   };
 }

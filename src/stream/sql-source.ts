@@ -76,7 +76,8 @@ export class SqlSource implements StreamSource {
 
   /**
    * Tells the other instances that events committed: one NOTIFY (outside any transaction) for every change
-   * committed in one turn of the event loop. Its payload is empty: a listener reads the table from its cursor.
+   * committed in one turn of the event loop (the driver gathers them further). A listener reads the table from its
+   * cursor.
    */
   private announce(): void {
     if (this.announcing) return;
@@ -111,11 +112,8 @@ export class SqlSource implements StreamSource {
     await this.unlisten?.();
   }
 
-  private readonly onNotify = (payload: string): void => {
-    const position = this.parse(payload);
-    // A position already read needs no read (this instance's own commits, mostly).
-    if (position === undefined || compare(position, this.cursor) > 0) this.poll();
-  };
+  /** Another instance committed events: read them. */
+  private readonly onNotify = (): void => this.poll();
 
   /** Reads what has settled since the cursor; one read at a time, another after it when asked meanwhile. */
   private poll(): void {

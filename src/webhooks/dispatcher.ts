@@ -398,11 +398,16 @@ export class WebhookDispatcher {
           perWebhook: this.s.perWebhookConcurrency,
           busy: this.perWebhook,
         });
-        // The deliveries to one webhook claimed together are attempted with one reading of it, made now.
+        // The webhook as it is now: as the claim read it (SQL) when it found it, or read here, once for the
+        // deliveries to one webhook claimed together (`current` tells a deleted webhook from one the store does not
+        // keep, such as a target given to `enqueue`).
         const hooks = new Map<string, Promise<CurrentWebhook | undefined>>();
-        for (const row of claimed) {
+        for (const { webhook, ...row } of claimed) {
           let hook = hooks.get(row.webhookId);
-          if (!hook) hooks.set(row.webhookId, (hook = this.current(row.webhookId)));
+          if (!hook) {
+            hook = webhook ? Promise.resolve(webhook) : this.current(row.webhookId);
+            hooks.set(row.webhookId, hook);
+          }
           this.begin(row, now, hook);
         }
         if (claimed.length < free) break;

@@ -1,4 +1,5 @@
 import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../store/types.ts';
+import type { CurrentWebhook } from './options.ts';
 import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './types.ts';
 
 /**
@@ -16,6 +17,12 @@ export interface StoredDelivery extends DeliveryRecord {
   force: boolean;
   leaseUntil: string | null;
   leasedBy: string | null;
+}
+
+/** A row a worker claimed, with the webhook as it was read by the claim where the store reads it there. */
+export interface ClaimedDelivery extends StoredDelivery {
+  /** The webhook at the claim (SQL, one statement for both); null: the store has no such webhook; absent: not read. */
+  readonly webhook?: CurrentWebhook | null;
 }
 
 export interface DeliveryQuery {
@@ -64,8 +71,11 @@ export interface DeliveryLog {
   /** Kept on disk and shared by every instance on the database (SQL), or gone with the process (memory). */
   readonly durable: boolean;
   add(rows: readonly StoredDelivery[]): Promise<void>;
-  /** Leases due, unclaimed pending rows to `owner`, oldest due first, within the per-webhook limit. */
-  claim(request: ClaimRequest): Promise<StoredDelivery[]>;
+  /**
+   * Leases due, unclaimed pending rows to `owner`, oldest due first, within the per-webhook limit; with the webhook
+   * of each as it is now where the store can read it in the same statement.
+   */
+  claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /**
    * Writes a claimed attempt's outcome, and the attempt that follows it if any, while `owner` still holds its lease.
    * False when the lease was lost (it ran out and another worker claimed the row): nothing is written.

@@ -2,6 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook as Verifier } from 'standardwebhooks';
+import type { Unit } from '../../src/events/bus.ts';
+import type { DomainEvent } from '../../src/events/types.ts';
+import { webhookOutboxConsumer, webhookWakeConsumer, type Outbox } from '../../src/events/webhooks.ts';
+import type { DeliveryRecord } from '../../src/webhooks/types.ts';
+import { sequentialIds } from '../helpers/app.ts';
 import { appWithReceivers, receiver, subscribe, type Receiver } from '../webhooks/helpers.ts';
 
 const bodies = (r: Receiver) => r.requests.map((q) => JSON.parse(q.body));
@@ -91,3 +96,70 @@ test('ping sends a webhook.ping event to the webhook, whatever it subscribes to'
   );
   new Verifier(hook.secret).verify(r.requests[0]!.body, r.requests[0]!.headers as Record<string, string>);
 });
+
+test('after commit, the workers are woken and other instances told only for a change that added attempts to make', async () => {
+  const calls: string[] = [];
+  const outbox: Outbox = {
+    stage: async (_log, target, event) => {
+      const final = target.url.includes('unreachable');
+      return { ...recordStub(target.id, event.id), status: final ? 'failed' : 'pending' };
+    },
+    recorded: (records) => calls.push(`recorded ${records.length}`),
+    wake: () => calls.push('wake'),
+    announce: () => calls.push('announce'),
+    forget: () => {},
+  };
+  const hooksFor = (urls: string[]) => ({
+    tx: {
+      webhooks: { list: async () => urls.map((url, i) => ({ id: `wh_${i}`, url, secret: 'whsec_x' })) },
+      deliveries: {},
+    },
+  });
+  const inTx = webhookOutboxConsumer(outbox, sequentialIds());
+  const afterCommit = webhookWakeConsumer(outbox);
+  const change = (): DomainEvent => ({
+    id: `evt_${calls.length}`,
+    type: 'task.created',
+    resourceType: 'task',
+    kind: 'created',
+    record: { id: 'task_1', projectId: 'proj_001' },
+    actor: 'system',
+    at: '2026-01-01T00:00:00.000Z',
+  });
+  const run = async (urls: string[]) => {
+    calls.length = 0;
+    const event = change();
+    await inTx(event, hooksFor(urls) as unknown as Unit);
+    await afterCommit(event);
+    return [...calls];
+  };
+
+  assert.deepEqual(await run([]), [], 'no webhook: nothing to wake');
+  assert.deepEqual(await run(['http://unreachable.invalid/']), ['recorded 1'], 'only final attempts: no claim');
+  assert.deepEqual(await run(['https://example.com/in']), ['wake', 'announce']);
+  assert.deepEqual(await run(['http://unreachable.invalid/', 'https://example.com/in']), [
+    'recorded 1',
+    'wake',
+    'announce',
+  ]);
+});
+
+function recordStub(webhookId: string, eventId: string): DeliveryRecord {
+  return {
+    id: 'dlv_1',
+    webhookId,
+    eventId,
+    eventType: 'task.created',
+    attempt: 1,
+    status: 'pending',
+    responseStatus: null,
+    error: null,
+    durationMs: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    completedAt: null,
+    nextAttemptAt: null,
+    url: null,
+    queuedMs: null,
+    stopReason: null,
+  };
+}

@@ -7,6 +7,7 @@ import type { SqlDriver } from '../../src/store/sql/driver.ts';
 import { migrate, migrations } from '../../src/store/sql/migrate.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
 import type { Store } from '../../src/store/store.ts';
+import type { StoredDelivery } from '../../src/webhooks/outbox.ts';
 import { comment, milestone, project, task, team, timeEntry, webhook } from './records.ts';
 
 /** A new, empty database: a driver on it, or how to open it as a store (one or the other). */
@@ -424,6 +425,99 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           for (const store of stores) await assertSample(store);
         } finally {
           for (const store of stores) await store.close();
+        }
+      });
+    });
+
+    describe('webhook outbox', () => {
+      test("a claim leases due rows and reads each one's webhook as it is now; a deleted one is null", async (t) => {
+        const store = await opened(t);
+        const hook = (await store.webhooks.get('wh_001'))!;
+        const at = '2026-01-01T00:00:00.000Z';
+        const row = (id: string, webhookId: string): StoredDelivery => ({
+          id,
+          webhookId,
+          eventId: `evt_${id}`,
+          eventType: 'task.created',
+          attempt: 1,
+          status: 'pending',
+          responseStatus: null,
+          error: null,
+          durationMs: null,
+          createdAt: at,
+          completedAt: null,
+          nextAttemptAt: null,
+          url: null,
+          queuedMs: null,
+          stopReason: null,
+          payload: '{}',
+          dueAt: at,
+          force: false,
+          leaseUntil: null,
+          leasedBy: null,
+        });
+        await store.deliveries.add([row('dlv_a', hook.id), row('dlv_b', 'wh_deleted')]);
+        await store.webhooks.replace({ ...hook, url: 'https://example.com/now', active: false });
+        const claimed = await store.deliveries.claim({
+          now: '2026-01-01T00:00:01.000Z',
+          leaseUntil: '2026-01-01T00:01:00.000Z',
+          owner: 'worker',
+          limit: 10,
+          perWebhook: 4,
+          busy: new Map(),
+        });
+        const byId = new Map(claimed.map((c) => [c.id, c]));
+        assert.deepEqual(byId.get('dlv_a')?.webhook, {
+          id: hook.id,
+          url: 'https://example.com/now',
+          secret: hook.secret,
+          active: false,
+        });
+        assert.equal(byId.get('dlv_b')?.webhook, null);
+        assert.deepEqual(
+          claimed.map((c) => c.leasedBy),
+          ['worker', 'worker'],
+        );
+      });
+    });
+
+    describe('between instances', { skip: !target.shared }, () => {
+      test("a NOTIFY reaches the other instances' listeners, not the sender's own", async () => {
+        const fresh = await target.fresh();
+        const [one, two] = [await fresh.driver(), await fresh.driver()];
+        const heard: string[] = [];
+        const stops: (() => Promise<void>)[] = [];
+        try {
+          let heardByOne!: () => void;
+          let heardByTwo!: () => void;
+          const oneHeard = new Promise<void>((resolve) => (heardByOne = resolve));
+          const twoHeard = new Promise<void>((resolve) => (heardByTwo = resolve));
+          for (const [name, driver, done] of [
+            ['one', one, () => heardByOne()],
+            ['two', two, () => heardByTwo()],
+          ] as const) {
+            stops.push(
+              await driver.listen!(
+                'pm_test_channel',
+                () => {
+                  heard.push(name);
+                  done();
+                },
+                () => {},
+              ),
+            );
+          }
+          await one.notify!('pm_test_channel');
+          await twoHeard;
+          // Notifications reach a listener in the order they committed: had `one` heard its own, it would have
+          // heard it before the one `two` sends now.
+          await two.notify!('pm_test_channel');
+          await oneHeard;
+          assert.deepEqual(heard, ['two', 'one']);
+        } finally {
+          for (const stop of stops) await stop();
+          await one.close();
+          await two.close();
         }
       });
     });

@@ -1,4 +1,10 @@
-import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
+import type {
+  ClaimedDelivery,
+  ClaimRequest,
+  DeliveryLog,
+  DeliveryQuery,
+  StoredDelivery,
+} from '../../webhooks/outbox.ts';
 import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../../webhooks/outbox.ts';
 import type { Page } from '../types.ts';
 import { TableSql } from './collection.ts';
@@ -100,6 +106,14 @@ function values(r: StoredDelivery): unknown[] {
   ];
 }
 
+/** The webhook of a claimed row, read by the claim (all null when the webhook is deleted). */
+interface Hook {
+  '@hookId': string | null;
+  '@hookUrl': string | null;
+  '@hookSecret': string | null;
+  '@hookActive': boolean | null;
+}
+
 /** The rows that add deliveries. */
 function insert(rows: readonly StoredDelivery[]): RowInsert {
   return {
@@ -146,9 +160,9 @@ export class SqlDeliveryLog implements DeliveryLog {
     await this.driver?.notify?.(DELIVERIES_CHANNEL);
   }
 
-  async claim(r: ClaimRequest): Promise<StoredDelivery[]> {
+  async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     const busy = [...r.busy.entries()];
-    return this.db.query<StoredDelivery>(
+    const rows = await this.db.query<StoredDelivery & Hook>(
       `WITH RECURSIVE hooks AS (
          (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
          UNION ALL
@@ -169,15 +183,21 @@ export class SqlDeliveryLog implements DeliveryLog {
          ORDER BY c.due_at, c.seq
          LIMIT $2::int
        ), locked AS (
-         SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
+         SELECT d.id, d.webhook_id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
           WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
           FOR UPDATE OF d SKIP LOCKED
        )
        UPDATE webhook_deliveries d SET lease_until = $6::timestamptz, leased_by = $7::text
-         FROM locked WHERE d.id = locked.id
-       RETURNING ${fields('d.')}`,
+         FROM locked LEFT JOIN webhooks w ON w.id = locked.webhook_id
+        WHERE d.id = locked.id
+       RETURNING ${fields('d.')}, w.id AS "@hookId", w.url AS "@hookUrl", w.secret AS "@hookSecret",
+                 w.active AS "@hookActive"`,
       [r.now, r.limit, r.perWebhook, busy.map(([id]) => id), busy.map(([, n]) => n), r.leaseUntil, r.owner],
     );
+    return rows.map(({ '@hookId': id, '@hookUrl': url, '@hookSecret': secret, '@hookActive': active, ...row }) => ({
+      ...row,
+      webhook: id === null ? null : { id, url: url!, secret: secret!, active: active! },
+    }));
   }
 
   async settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean> {

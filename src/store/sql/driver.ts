@@ -22,13 +22,13 @@ export interface SqlDriver extends SqlClient {
   transaction<R>(work: (client: SqlClient) => Promise<R>, options?: TransactionOptions): Promise<R>;
   /**
    * Hears the notifications of `channel` (LISTEN) on a connection of its own, kept open (opened again after a
-   * failure, then `onReconnect` is called: what was notified meanwhile is lost). Answers how to stop. Only drivers
-   * whose database other processes share have it.
+   * failure, then `onReconnect` is called: what was notified meanwhile is lost), except those this driver's own
+   * `notify` sent. Answers how to stop. Only drivers whose database other processes share have it.
    */
   listen?(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
   /**
-   * Notifies `channel` (an empty payload), outside any transaction: the channels notified in one turn of the event
-   * loop go in one statement. Resolves once sent. Drivers with `listen` have it.
+   * Notifies `channel` (the payload names the sender, so that its own listeners skip it), outside any transaction:
+   * the channels notified within a few ms go in one statement. Resolves once sent. Drivers with `listen` have it.
    */
   notify?(channel: string): Promise<void>;
   close(): Promise<void>;

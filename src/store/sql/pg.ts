@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   rethrowTranslated,
@@ -22,6 +23,11 @@ export interface PgOptions {
 
 /** What the client waits past the server's own statement timeout before it gives up on the connection. */
 const READ_MARGIN_MS = 1_000;
+/**
+ * The NOTIFYs asked for within this many ms go in one statement: under load, one every few ms rather than one per
+ * turn of the event loop. Only other instances wait for them (this one acts on its own changes at once).
+ */
+const NOTIFY_GATHER_MS = 5;
 
 /**
  * A PostgreSQL server through node-postgres (`pg`), chosen over `postgres` (porsager): its `Pool` is the plain,
@@ -39,6 +45,8 @@ export class PgDriver implements SqlDriver {
   private readonly pool: pg.Pool;
   private readonly options: PgOptions;
   private readonly statements = new PreparedStatements();
+  /** The payload of this driver's NOTIFYs: its listeners ignore them (this process already acted on the change). */
+  private readonly sender = randomUUID();
 
   constructor(options: PgOptions) {
     this.options = options;
@@ -120,7 +128,9 @@ export class PgDriver implements SqlDriver {
       c.on('end', () => {
         if (client === c) lost();
       });
-      c.on('notification', (n) => onNotify(n.payload ?? ''));
+      c.on('notification', (n) => {
+        if (n.payload !== this.sender) onNotify(n.payload ?? '');
+      });
       await c.connect();
       await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       if (stopped) return void (await c.end().catch(ignore));
@@ -142,13 +152,13 @@ export class PgDriver implements SqlDriver {
     if (!this.notifying) {
       const channels = new Set<string>();
       const sent = new Promise<void>((resolve, reject) =>
-        setImmediate(() => {
+        setTimeout(() => {
           this.notifying = undefined;
-          this.query('SELECT pg_notify(c, $2) FROM unnest($1::text[]) AS c', [[...channels], '']).then(
+          this.query('SELECT pg_notify(c, $2) FROM unnest($1::text[]) AS c', [[...channels], this.sender]).then(
             () => resolve(),
             reject,
           );
-        }),
+        }, NOTIFY_GATHER_MS),
       );
       this.notifying = { channels, sent };
     }
