@@ -5,8 +5,9 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import type { Unit } from '../../src/events/bus.ts';
 import type { DomainEvent } from '../../src/events/types.ts';
 import { webhookOutboxConsumer, webhookWakeConsumer, type Outbox } from '../../src/events/webhooks.ts';
-import type { DeliveryRecord } from '../../src/webhooks/types.ts';
+import { recordOf } from '../../src/webhooks/outbox.ts';
 import { sequentialIds } from '../helpers/app.ts';
+import { delivery } from '../store/records.ts';
 import { appWithReceivers, receiver, subscribe, type Receiver } from '../webhooks/helpers.ts';
 
 const bodies = (r: Receiver) => r.requests.map((q) => JSON.parse(q.body));
@@ -102,7 +103,7 @@ test('after commit, the workers are woken and other instances told only for a ch
   const outbox: Outbox = {
     stage: async (_log, target, event) => {
       const final = target.url.includes('unreachable');
-      return { ...recordStub(target.id, event.id), status: final ? 'failed' : 'pending' };
+      return recordOf(delivery('dlv_1', target.id, { eventId: event.id, status: final ? 'failed' : 'pending' }));
     },
     recorded: (records) => calls.push(`recorded ${records.length}`),
     wake: () => calls.push('wake'),
@@ -143,23 +144,3 @@ test('after commit, the workers are woken and other instances told only for a ch
     'announce',
   ]);
 });
-
-function recordStub(webhookId: string, eventId: string): DeliveryRecord {
-  return {
-    id: 'dlv_1',
-    webhookId,
-    eventId,
-    eventType: 'task.created',
-    attempt: 1,
-    status: 'pending',
-    responseStatus: null,
-    error: null,
-    durationMs: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    completedAt: null,
-    nextAttemptAt: null,
-    url: null,
-    queuedMs: null,
-    stopReason: null,
-  };
-}

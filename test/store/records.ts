@@ -7,6 +7,7 @@ import type { Task } from '../../src/resources/tasks/schema.ts';
 import type { Team } from '../../src/resources/teams/schema.ts';
 import type { TimeEntry } from '../../src/resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../../src/resources/webhooks/schema.ts';
+import type { StoredDelivery } from '../../src/webhooks/outbox.ts';
 
 /** Records for the store tests, each with every field in its schema's order; `over` replaces some. */
 
@@ -121,5 +122,30 @@ export const activity = (id: string, timestamp: string, over: Partial<ActivityEn
   summary: `Entry ${id}`,
   metadata: {},
   timestamp,
+  ...over,
+});
+
+/** A first attempt, pending and due at once, as the outbox stores it. */
+export const delivery = (id: string, webhookId: string, over: Partial<StoredDelivery> = {}): StoredDelivery => ({
+  id,
+  webhookId,
+  eventId: `evt_${id}`,
+  eventType: 'task.created',
+  attempt: 1,
+  status: 'pending',
+  responseStatus: null,
+  error: null,
+  durationMs: null,
+  createdAt: T(0),
+  completedAt: null,
+  nextAttemptAt: null,
+  url: null,
+  queuedMs: null,
+  stopReason: null,
+  payload: '{}',
+  dueAt: T(0),
+  force: false,
+  leaseUntil: null,
+  leasedBy: null,
   ...over,
 });

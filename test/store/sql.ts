@@ -7,8 +7,7 @@ import type { SqlDriver } from '../../src/store/sql/driver.ts';
 import { migrate, migrations } from '../../src/store/sql/migrate.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import type { StoredDelivery } from '../../src/webhooks/outbox.ts';
-import { comment, milestone, project, task, team, timeEntry, webhook } from './records.ts';
+import { T, comment, delivery, milestone, project, task, team, timeEntry, webhook } from './records.ts';
 
 /** A new, empty database: a driver on it, or how to open it as a store (one or the other). */
 export interface Fresh {
@@ -433,34 +432,11 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
       test("a claim leases due rows and reads each one's webhook as it is now; a deleted one is null", async (t) => {
         const store = await opened(t);
         const hook = (await store.webhooks.get('wh_001'))!;
-        const at = '2026-01-01T00:00:00.000Z';
-        const row = (id: string, webhookId: string): StoredDelivery => ({
-          id,
-          webhookId,
-          eventId: `evt_${id}`,
-          eventType: 'task.created',
-          attempt: 1,
-          status: 'pending',
-          responseStatus: null,
-          error: null,
-          durationMs: null,
-          createdAt: at,
-          completedAt: null,
-          nextAttemptAt: null,
-          url: null,
-          queuedMs: null,
-          stopReason: null,
-          payload: '{}',
-          dueAt: at,
-          force: false,
-          leaseUntil: null,
-          leasedBy: null,
-        });
-        await store.deliveries.add([row('dlv_a', hook.id), row('dlv_b', 'wh_deleted')]);
+        await store.deliveries.add([delivery('dlv_a', hook.id), delivery('dlv_b', 'wh_deleted')]);
         await store.webhooks.replace({ ...hook, url: 'https://example.com/now', active: false });
         const claimed = await store.deliveries.claim({
-          now: '2026-01-01T00:00:01.000Z',
-          leaseUntil: '2026-01-01T00:01:00.000Z',
+          now: T(1),
+          leaseUntil: T(2),
           owner: 'worker',
           limit: 10,
           perWebhook: 4,

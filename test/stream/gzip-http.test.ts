@@ -2,25 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { EventSource } from 'eventsource';
-import { testApp, type TestApp } from '../helpers/app.ts';
 import type { AppDeps } from '../../src/app.ts';
-import { listening, SseReader, type SseEvent } from './sse.ts';
+import { SseReader, streaming as streamingApp, type SseEvent } from './sse.ts';
 
 const GZIP = { 'accept-encoding': 'gzip, deflate' };
 const title = (e: SseEvent) => (JSON.parse(e.data) as { data: { title?: string } }).data.title;
 
-async function streaming(t: TestContext, deps: AppDeps = {}): Promise<TestApp & { base: string; open: typeof open }> {
-  const app = await testApp(t, deps);
-  const base = await listening(app.app);
-  const readers: SseReader[] = [];
-  t.after(() => readers.forEach((r) => r.close()));
-  const open = async (query = '', headers: Record<string, string> = GZIP) => {
-    const reader = await SseReader.overHttp(`${base}/api/stream${query}`, headers);
-    readers.push(reader);
-    return reader;
-  };
-  return { ...app, base, open };
-}
+/** A client of the test app's stream that accepts gzip unless told otherwise, reading the bytes as sent. */
+const streaming = (t: TestContext, deps: AppDeps = {}) =>
+  streamingApp(t, deps, (url, headers) => SseReader.overHttp(url, headers), GZIP);
 
 describe('GET /api/stream, gzip', () => {
   test('a client that accepts gzip gets a gzip stream: every event intact, decompressed as it arrives, filters kept', async (t) => {

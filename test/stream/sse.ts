@@ -1,7 +1,10 @@
 import http from 'node:http';
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../src/app.ts';
+import { testApp, type TestApp } from '../helpers/app.ts';
 
 /** One event as a client parses it. */
 export interface SseEvent {
@@ -152,4 +155,29 @@ export async function listening(app: FastifyInstance): Promise<string> {
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('not listening on a port');
   return `http://127.0.0.1:${address.port}`;
+}
+
+/** How a test client reads a stream: through fetch (`SseReader.open`) or node:http, bytes as sent (`overHttp`). */
+type Reading = (url: string, headers?: Record<string, string>) => Promise<SseReader>;
+
+/**
+ * A test app listening on a port, and `open` to read its stream (query, headers: `headers` unless given), the
+ * readers closed when the test ends.
+ */
+export async function streaming(
+  t: TestContext,
+  deps: AppDeps = {},
+  read: Reading = (url, headers) => SseReader.open(url, headers),
+  headers: Record<string, string> = {},
+): Promise<TestApp & { base: string; open: (query?: string, headers?: Record<string, string>) => Promise<SseReader> }> {
+  const app = await testApp(t, deps);
+  const base = await listening(app.app);
+  const readers: SseReader[] = [];
+  t.after(() => readers.forEach((r) => r.close()));
+  const open = async (query = '', sent: Record<string, string> = headers) => {
+    const reader = await read(`${base}/api/stream${query}`, sent);
+    readers.push(reader);
+    return reader;
+  };
+  return { ...app, base, open };
 }

@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { EventSource } from 'eventsource';
-import { testApp, type TestApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { storeKind } from '../helpers/store.ts';
-import type { AppDeps } from '../../src/app.ts';
-import { listening, SseReader, type SseEvent } from './sse.ts';
+import { listening, SseReader, streaming, type SseEvent } from './sse.ts';
 
 const body = (e: SseEvent) => JSON.parse(e.data) as { type: string; timestamp: string; data: Record<string, any> };
-
-async function streaming(t: TestContext, deps: AppDeps = {}): Promise<TestApp & { base: string; open: typeof open }> {
-  const app = await testApp(t, deps);
-  const base = await listening(app.app);
-  const readers: SseReader[] = [];
-  t.after(() => readers.forEach((r) => r.close()));
-  const open = async (query = '', headers: Record<string, string> = {}) => {
-    const reader = await SseReader.open(`${base}/api/stream${query}`, headers);
-    readers.push(reader);
-    return reader;
-  };
-  return { ...app, base, open };
-}
 
 describe('GET /api/stream', () => {
   test('answers text/event-stream, advises retry, and sends a change with the webhook body', async (t) => {
