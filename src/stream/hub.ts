@@ -6,7 +6,7 @@ import { acceptsGzip } from '../http/accept-encoding.ts';
 import { matches, RESET_EVENT, type StreamFilter } from './catalog.ts';
 import { StreamClient, type StreamEncoding } from './client.ts';
 import { Payload } from './gzip.ts';
-import { FlushPace, loopUtilization } from './pace.ts';
+import { FlushPace, loopTime, type LoopTime } from './pace.ts';
 import { type Delivery, type Reset, type StreamSource } from './source.ts';
 
 export interface HubOptions {
@@ -71,8 +71,8 @@ export class StreamHub {
     private readonly options: HubOptions,
     private readonly clock: Clock,
     private readonly closed: StreamClosed,
-    /** The event loop's utilization since the previous call (injected by tests). */
-    private readonly utilization: () => number = loopUtilization(),
+    /** The event loop's time since the previous call (injected by tests). */
+    private readonly loop: () => LoopTime = loopTime(),
   ) {
     this.pace = new FlushPace(options.flushMs, options.flushMaxMs);
     this.retryText = new Payload(Buffer.from(`retry: ${options.retryMs}\n\n`));
@@ -215,7 +215,7 @@ export class StreamHub {
       }
       client.deliver(group.text, group.count, last);
     }
-    if (this.pace.adaptive) this.pace.next(this.utilization());
+    if (this.pace.adaptive) this.pace.next(this.loop());
   };
 }
 

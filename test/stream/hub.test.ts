@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseFilter, type StreamFilter } from '../../src/stream/catalog.ts';
 import { StreamHub } from '../../src/stream/hub.ts';
+import { WINDOW_MS } from '../../src/stream/pace.ts';
 import { compare, deliveryOf, type Delivery, type Position, type StreamSource } from '../../src/stream/source.ts';
 
 const at = (n: number): Position => ({ hi: BigInt(n), lo: 0n });
@@ -79,8 +80,8 @@ class Response extends EventEmitter {
 }
 
 /**
- * A hub over a HandSource. Its flush interval is `flushMs` unless `pace` lets it grow to `flushMaxMs`, the event
- * loop's utilization then being what `pace.utilization` answers.
+ * A hub over a HandSource. Its flush interval is `flushMs` unless `pace` lets it grow to `flushMaxMs`; the event
+ * loop is then taken to have run, between two flushes, `pace.utilization()` of a window (pace.ts).
  */
 async function hubOf(
   t: TestContext,
@@ -103,7 +104,10 @@ async function hubOf(
     },
     { now: () => new Date() },
     () => {},
-    pace.utilization,
+    () => {
+      const u = pace.utilization();
+      return { active: WINDOW_MS * u, idle: WINDOW_MS * (1 - u) };
+    },
   );
   await hub.start();
   t.after(() => hub.close());
