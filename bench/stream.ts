@@ -21,8 +21,9 @@
  * on a sample because 500 clients decompressing and parsing in this one process (tens of thousands of zlib calls a
  * second, each through the thread pool) saturate it, and then the delay is this process's; every client gets its
  * bytes from the service in the same loop, so the sample's delay is the service's.
- * Also printed: the streams the service cut (too slow to keep up: a measurement with some is not fair), and the
- * service's CPU time per request in the write path (from /proc), which other work on the machine changes least.
+ * Also printed: the streams the service cut (too slow to keep up: a measurement with some is not fair), the
+ * service's CPU time per request in the write path (from /proc), which other work on the machine changes least, and
+ * the reads per client a second there (about the service's flushes a second).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -85,6 +86,11 @@ async function startService(): Promise<{ child: ChildProcess; url: string }> {
 let cut = 0;
 /** Bytes the write path's clients received, as sent (compressed, on gzip streams). */
 let received = 0;
+/**
+ * Reads by the write path's clients: about the service's writes to each (one a flush), fewer if a client fell behind
+ * and the kernel joined some.
+ */
+let reads = 0;
 
 /**
  * A client that reads the stream and notes, for each event, how long after its timestamp it arrived; with no
@@ -101,7 +107,10 @@ function connect(url: string, delays: number[] | null): Promise<http.ClientReque
       });
       res.on('error', () => {});
       if (delays === null) {
-        res.on('data', (chunk: Buffer) => (received += chunk.length));
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          reads++;
+        });
         return resolve(req);
       }
       let body: Readable = res;
@@ -226,10 +235,18 @@ async function main(): Promise<void> {
       for (let i = 0; i < n; i++) clients.push(await connect(url, PARSE_ALL ? [] : null));
       const before = cpuMs(child.pid!);
       received = 0;
+      reads = 0;
+      const started = Date.now();
       const { rps, total } = await writeSpeed(url);
       const after = cpuMs(child.pid!);
-      // Each client takes every create's event: the bytes on the wire per event and client.
-      const perEvent = n === 0 || PARSE_ALL ? '' : `, ${(received / (total * n)).toFixed(0)} B per event and client`;
+      const elapsedS = (Date.now() - started) / 1000;
+      // Each client takes every create's event: the bytes on the wire per event and client, and the reads a second
+      // (about the service's flushes a second).
+      const perEvent =
+        n === 0 || PARSE_ALL
+          ? ''
+          : `, ${(received / (total * n)).toFixed(0)} B per event and client, ` +
+            `${(reads / n / elapsedS).toFixed(0)} reads per client a second`;
       speeds.push(rps);
       // The service's own CPU time per request: what other work on the machine changes least.
       const cpu =

@@ -128,6 +128,11 @@ export const ConfigSchema = Type.Object({
   streamClientBufferBytes: Type.Integer({ minimum: 4_096, default: 1_048_576 }),
   /** Events committed within this many ms go to each event stream client in one write; 0: every turn of the loop. */
   streamFlushMs: Type.Integer({ minimum: 0, maximum: 1_000, default: 20 }),
+  /**
+   * While the event loop is saturated, the event stream's flush interval grows up to this many ms (fewer writes,
+   * each of more events), back to `streamFlushMs` once it is not; at or below `streamFlushMs` (0 too): fixed.
+   */
+  streamFlushMaxMs: Type.Integer({ minimum: 0, maximum: 1_000, default: 100 }),
   /** Event streams are gzip for the clients that accept it (`Accept-Encoding`), each text compressed once for all. */
   streamCompression: Type.Boolean({ default: true }),
 });

@@ -244,6 +244,19 @@ test('event stream settings: STREAM_FLUSH_MS from 0 (every turn) to 1000, 20 by 
   refused(() => loadConfig({ STREAM_HEARTBEAT_MS: '99' }, []), /STREAM_HEARTBEAT_MS \(--stream-heartbeat-ms\)/);
 });
 
+test('STREAM_FLUSH_MAX_MS: 100 by default, from 0 to 1000', () => {
+  assert.equal(DEFAULT_CONFIG.streamFlushMaxMs, 100);
+  assert.equal(loadConfig({ STREAM_FLUSH_MAX_MS: '0' }, []).streamFlushMaxMs, 0);
+  assert.equal(loadConfig({}, ['--stream-flush-max-ms', '250']).streamFlushMaxMs, 250);
+  // Below STREAM_FLUSH_MS is no error: the interval is then fixed (src/stream/pace.ts).
+  assert.equal(loadConfig({ STREAM_FLUSH_MS: '200' }, []).streamFlushMaxMs, 100);
+  refused(
+    () => loadConfig({ STREAM_FLUSH_MAX_MS: '1001' }, []),
+    /^invalid configuration: STREAM_FLUSH_MAX_MS \(--stream-flush-max-ms\): must be an integer from 0 to 1000, got "1001"$/,
+  );
+  refused(() => loadConfig({ STREAM_FLUSH_MAX_MS: '1s' }, []), /STREAM_FLUSH_MAX_MS \(--stream-flush-max-ms\)/);
+});
+
 test('STREAM_COMPRESSION: on by default, false turns it off, anything else is refused', () => {
   assert.equal(DEFAULT_CONFIG.streamCompression, true);
   assert.equal(loadConfig({ STREAM_COMPRESSION: 'false' }, []).streamCompression, false);

@@ -6,6 +6,7 @@ import { acceptsGzip } from '../http/accept-encoding.ts';
 import { matches, RESET_EVENT, type StreamFilter } from './catalog.ts';
 import { StreamClient, type StreamEncoding } from './client.ts';
 import { Payload } from './gzip.ts';
+import { FlushPace, loopTime, type LoopTime } from './pace.ts';
 import { type Delivery, type Reset, type StreamSource } from './source.ts';
 
 export interface HubOptions {
@@ -22,6 +23,11 @@ export interface HubOptions {
    * event loop); the timer runs only while events wait.
    */
   flushMs: number;
+  /**
+   * While the event loop is saturated the interval grows up to this many ms (fewer writes, each of more events), and
+   * goes back to `flushMs` once it is not (pace.ts); at or below `flushMs`: always `flushMs`.
+   */
+  flushMaxMs: number;
   /** Streams are gzip for the clients that accept it. */
   compression: boolean;
 }
@@ -41,11 +47,12 @@ interface Shared {
 }
 
 /**
- * The connected clients and what they are sent: the events the source emits wait up to `flushMs`, then go to each
- * client (filtered by each) in one write, a comment every `heartbeatMs` keeps idle connections open through
- * proxies, and at shutdown each stream ends at once (a stream never holds the service's grace period). With
- * `compression`, a client that accepts gzip gets a gzip stream, and what many clients are sent (a flush's text for
- * a filter, the heartbeat, `retry:`) is compressed once for all of them.
+ * The connected clients and what they are sent: the events the source emits wait up to `flushMs` (longer, up to
+ * `flushMaxMs`, while the event loop is saturated), then go to each client (filtered by each) in one write, a
+ * comment every `heartbeatMs` keeps idle connections open through proxies, and at shutdown each stream ends at once
+ * (a stream never holds the service's grace period). With `compression`, a client that accepts gzip gets a gzip
+ * stream, and what many clients are sent (a flush's text for a filter, the heartbeat, `retry:`) is compressed once
+ * for all of them.
  */
 export class StreamHub {
   private readonly clients = new Set<StreamClient>();
@@ -55,6 +62,7 @@ export class StreamHub {
   private waiting: Delivery[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushImmediate: NodeJS.Immediate | undefined;
+  private readonly pace: FlushPace;
   private readonly heartbeatText = new Payload(Buffer.from(': keep-alive\n\n'));
   private readonly retryText: Payload;
 
@@ -63,7 +71,10 @@ export class StreamHub {
     private readonly options: HubOptions,
     private readonly clock: Clock,
     private readonly closed: StreamClosed,
+    /** The event loop's time since the previous call (injected by tests). */
+    private readonly loop: () => LoopTime = loopTime(),
   ) {
+    this.pace = new FlushPace(options.flushMs, options.flushMaxMs);
     this.retryText = new Payload(Buffer.from(`retry: ${options.retryMs}\n\n`));
   }
 
@@ -170,8 +181,8 @@ export class StreamHub {
     if (this.closing || this.clients.size === 0 || batch.length === 0) return;
     for (const event of batch) this.waiting.push(event);
     if (this.flushTimer !== undefined || this.flushImmediate !== undefined) return;
-    if (this.options.flushMs === 0) this.flushImmediate = setImmediate(this.flush);
-    else this.flushTimer = setTimeout(this.flush, this.options.flushMs);
+    if (this.pace.ms === 0) this.flushImmediate = setImmediate(this.flush);
+    else this.flushTimer = setTimeout(this.flush, this.pace.ms);
   }
 
   /**
@@ -204,6 +215,7 @@ export class StreamHub {
       }
       client.deliver(group.text, group.count, last);
     }
+    if (this.pace.adaptive) this.pace.next(this.loop());
   };
 }
 

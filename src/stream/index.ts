@@ -25,6 +25,7 @@ export interface StreamDeps {
     | 'streamRetentionMs'
     | 'streamClientBufferBytes'
     | 'streamFlushMs'
+    | 'streamFlushMaxMs'
     | 'streamCompression'
   >;
   clock: Clock;
@@ -74,6 +75,7 @@ export async function registerStream(app: TypedApp, deps: StreamDeps): Promise<S
       heartbeatMs: config.streamHeartbeatMs,
       clientBufferBytes: config.streamClientBufferBytes,
       flushMs: config.streamFlushMs,
+      flushMaxMs: config.streamFlushMaxMs,
       compression: config.streamCompression,
       retryMs: 2_000,
       retryAfterS: 5,

@@ -38,7 +38,7 @@ Each event: \`id:\` its position in the stream, \`event:\` its type, \`data:\` t
 
 A client is subscribed from the moment the response headers are sent. Reconnecting with \`Last-Event-ID\` (or \`lastEventId=\`) first replays, in order, every matching event after that position, then goes on live, with nothing lost or repeated. A position the service does not recognize, or one older than the events kept (the last \`STREAM_REPLAY\` in memory; \`STREAM_RETENTION_MS\` on the durable stores), starts the stream with one \`event: ${RESET_EVENT}\` (its \`data.reason\` says why), then live.
 
-The stream starts with \`retry:\`, and a comment line (\`: keep-alive\`) comes every \`STREAM_HEARTBEAT_MS\`. A client that does not read is disconnected (it may resume). Beyond \`STREAM_MAX_CLIENTS\` connected clients: 503 with \`Retry-After\`.
+Events are written in batches, every \`STREAM_FLUSH_MS\` (longer, up to \`STREAM_FLUSH_MAX_MS\`, while the service is saturated). The stream starts with \`retry:\`, and a comment line (\`: keep-alive\`) comes every \`STREAM_HEARTBEAT_MS\`. A client that does not read is disconnected (it may resume). Beyond \`STREAM_MAX_CLIENTS\` connected clients: 503 with \`Retry-After\`.
 
 A client whose \`Accept-Encoding\` takes gzip (browsers' \`EventSource\` and \`fetch\` send it; \`curl --compressed\`) gets the stream gzip-compressed (\`Content-Encoding: gzip\`, flushed with every write, so events arrive as promptly), unless \`STREAM_COMPRESSION=false\`; the stream ends complete (its gzip trailer) when the service stops. The answer carries \`Vary: Accept-Encoding\`.`;
 

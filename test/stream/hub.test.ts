@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseFilter, type StreamFilter } from '../../src/stream/catalog.ts';
 import { StreamHub } from '../../src/stream/hub.ts';
+import { WINDOW_MS } from '../../src/stream/pace.ts';
 import { compare, deliveryOf, type Delivery, type Position, type StreamSource } from '../../src/stream/source.ts';
 
 const at = (n: number): Position => ({ hi: BigInt(n), lo: 0n });
@@ -78,7 +79,16 @@ class Response extends EventEmitter {
   }
 }
 
-async function hubOf(t: TestContext, flushMs: number, compression = false) {
+/**
+ * A hub over a HandSource. Its flush interval is `flushMs` unless `pace` lets it grow to `flushMaxMs`; the event
+ * loop is then taken to have run, between two flushes, `pace.utilization()` of a window (pace.ts).
+ */
+async function hubOf(
+  t: TestContext,
+  flushMs: number,
+  compression = false,
+  pace: { flushMaxMs: number; utilization: () => number } = { flushMaxMs: flushMs, utilization: () => 0 },
+) {
   const source = new HandSource();
   const hub = new StreamHub(
     source,
@@ -89,10 +99,15 @@ async function hubOf(t: TestContext, flushMs: number, compression = false) {
       retryMs: 2_000,
       retryAfterS: 5,
       flushMs,
+      flushMaxMs: pace.flushMaxMs,
       compression,
     },
     { now: () => new Date() },
     () => {},
+    () => {
+      const u = pace.utilization();
+      return { active: WINDOW_MS * u, idle: WINDOW_MS * (1 - u) };
+    },
   );
   await hub.start();
   t.after(() => hub.close());
@@ -222,6 +237,52 @@ describe('stream hub: flushing', () => {
     source.commit(['task.created']);
     await hub.close();
     assert.deepEqual(a.ids, [1]);
+  });
+});
+
+describe('stream hub: a flush interval that grows while the event loop is saturated', () => {
+  /** Commits one event and answers how many ms after it the client got it (at most `limit`). */
+  async function delayOf(t: TestContext, source: HandSource, res: Response, limit = 1_000): Promise<number> {
+    const before = res.eventWrites.length;
+    source.commit(['task.created']);
+    for (let ms = 1; ms <= limit; ms++) {
+      t.mock.timers.tick(1);
+      if (res.eventWrites.length > before) return ms;
+    }
+    return Infinity;
+  }
+
+  test('busy: each interval 1.5 times the last, up to STREAM_FLUSH_MAX_MS; not busy: back to STREAM_FLUSH_MS', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let utilization = 1;
+    const { source, connect } = await hubOf(t, 20, false, { flushMaxMs: 100, utilization: () => utilization });
+    const a = await connect();
+    const busy = [];
+    for (let i = 0; i < 6; i++) busy.push(await delayOf(t, source, a));
+    assert.deepEqual(busy, [20, 30, 45, 68, 100, 100]);
+    utilization = 0.5;
+    const idle = [];
+    for (let i = 0; i < 6; i++) idle.push(await delayOf(t, source, a));
+    assert.deepEqual(idle, [100, 66, 44, 29, 20, 20]);
+    assert.deepEqual(
+      a.ids,
+      Array.from({ length: 12 }, (_, i) => i + 1),
+      'every event once, in order',
+    );
+  });
+
+  test('STREAM_FLUSH_MAX_MS at or below STREAM_FLUSH_MS: the interval stays STREAM_FLUSH_MS, busy or not', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    for (const flushMaxMs of [20, 0]) {
+      let measured = 0;
+      const utilization = () => (measured++, 1);
+      const { source, connect } = await hubOf(t, 20, false, { flushMaxMs, utilization });
+      const a = await connect();
+      const delays = [];
+      for (let i = 0; i < 5; i++) delays.push(await delayOf(t, source, a));
+      assert.deepEqual(delays, [20, 20, 20, 20, 20], `STREAM_FLUSH_MAX_MS ${flushMaxMs}`);
+      assert.equal(measured, 0, 'the event loop is not measured');
+    }
   });
 });
 
