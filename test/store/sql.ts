@@ -355,6 +355,28 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
         assert.equal(await store.activity.get('act_lost'), undefined);
         assert.equal(await store.tasks.get('t_orphan'), undefined);
       });
+      test('a statement the work started and did not wait for runs before COMMIT; its failure fails the transaction', async () => {
+        const driver = await (await target.fresh()).driver();
+        try {
+          await driver.exec('CREATE TABLE straggler (n int PRIMARY KEY)');
+          await driver.transaction(async (client) => {
+            await client.query('INSERT INTO straggler VALUES (1)');
+            void client.query('INSERT INTO straggler VALUES (2)').catch(() => {});
+          });
+          assert.deepEqual(await driver.query('SELECT n FROM straggler ORDER BY n'), [{ n: 1 }, { n: 2 }]);
+          await assert.rejects(
+            driver.transaction(async (client) => {
+              await client.query('INSERT INTO straggler VALUES (3)');
+              void client.query('INSERT INTO straggler VALUES (1)').catch(() => {}); // a duplicate key
+              return 'committed';
+            }),
+            (err: Error & { kind?: string }) => err.kind === 'conflict',
+          );
+          assert.deepEqual(await driver.query('SELECT n FROM straggler ORDER BY n'), [{ n: 1 }, { n: 2 }]);
+        } finally {
+          await driver.close();
+        }
+      });
     });
 
     describe('opening and seeding', () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   rethrowTranslated,
+  StartedStatements,
   translateError,
   type SqlClient,
   type SqlDriver,
@@ -61,6 +62,8 @@ export class PgDriver implements SqlDriver {
         : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + READ_MARGIN_MS }),
       // A server that vanished without closing its connections is noticed on idle ones too.
       keepAlive: true,
+      // A statement is sent without waiting for the answer to the one before (see `transaction`).
+      pipeline: true,
     });
     // An idle connection the server closed is dropped by the pool and replaced on demand; without a listener its
     // error would end the process.
@@ -80,15 +83,20 @@ export class PgDriver implements SqlDriver {
     // The connection failing between two statements (the server ended the session) is reported by the next
     // statement; pg emits it as an event too, which would end the process with no listener.
     connection.on('error', ignore);
+    const started = new StartedStatements();
+    const send = (query: string | pg.QueryConfig) => started.track(connection.query(query).catch(rethrowTranslated));
     const client: SqlClient = {
       query: async <T extends object>(text: string, params?: readonly unknown[]) =>
-        (await connection.query<T>(this.statements.config(text, params)).catch(rethrowTranslated)).rows,
-      exec: async (script: string) => void (await connection.query(script).catch(rethrowTranslated)),
+        (await send(this.statements.config(text, params))).rows as T[],
+      exec: async (script: string) => void (await send(script)),
     };
     try {
-      await connection.query(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
+      // The pool's connections pipeline (`pipeline`): BEGIN is not waited for, so it goes out with the first
+      // statement of `work`, and COMMIT with the statements `work` left on their way (its batched rows). Two round
+      // trips fewer per transaction; a statement that failed still fails the transaction (`started`).
+      send(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN').catch(ignore);
       const result = await work(client);
-      await connection.query('COMMIT');
+      await Promise.all([send('COMMIT'), started.settled()]);
       connection.off('error', ignore);
       connection.release();
       return result;
