@@ -15,6 +15,13 @@ export interface SqlDriver extends SqlClient {
   /** What the store runs on, for messages and the readiness check: `postgres` or `embedded`. */
   readonly kind: 'postgres' | 'embedded';
   /**
+   * Statements outside any transaction on connections of their own, for the delivery workers: their short claims
+   * and settles do not wait in line behind the requests' transactions for a connection, and their commits do not
+   * wait for the disk (`synchronous_commit` off: a crash of the database server may lose the last few, never
+   * corrupt anything). Absent: the driver itself.
+   */
+  readonly background?: SqlClient;
+  /**
    * Runs `work` between BEGIN and COMMIT on one connection; ROLLBACK when it throws, and the error passes on.
    * Statements `work` started and did not wait for (the last of a transaction's batched rows) run before the
    * COMMIT: when one of them fails, the transaction rolls back and its error passes on. Statements run outside
