@@ -23,6 +23,7 @@
  *   npm run bench:webhooks -- --section delay --rate 1000   # one section (throughput, delay, fairness), another rate
  *   npm run bench:webhooks -- --fairness-store memory       # fairness on the memory store only
  *   npm run bench:webhooks -- --no-build                    # run the dist/ already built
+ *   npm run bench:webhooks -- --dist dist-before            # run a saved build instead (a before/after)
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { quietMeasure } from './lib/compare.ts';
-import { freePort, serviceSpec } from './lib/fleet.ts';
+import { freePort, serviceDist, serviceSpec } from './lib/fleet.ts';
 import { median } from './lib/load.ts';
 import { machine } from './lib/report.ts';
 import { ROUTES } from './lib/routes.ts';
@@ -51,6 +52,8 @@ const { values: a } = parseArgs({
     'database-url': { type: 'string' },
     out: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    /** Run this build of the service instead of building `dist/` (e.g. a copy of an earlier build). */
+    dist: { type: 'string' },
     /** A setting for the service, `NAME=value` (repeatable), e.g. `--env WEBHOOK_CONCURRENCY_PER_WEBHOOK=8`. */
     env: { type: 'string', multiple: true, default: [] },
   },
@@ -456,7 +459,8 @@ async function fairness(store: 'memory' | 'postgres') {
 // --- Main -----------------------------------------------------------------------------------------------------
 
 log(`pinning: ${pinSelf()}`);
-if (!a['no-build']) {
+if (a.dist) serviceDist.dir = a.dist;
+else if (!a['no-build']) {
   log('building: npm run build');
   execSync('npm run build --silent', { stdio: 'inherit' });
 }

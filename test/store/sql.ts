@@ -355,6 +355,28 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
         assert.equal(await store.activity.get('act_lost'), undefined);
         assert.equal(await store.tasks.get('t_orphan'), undefined);
       });
+      test('a statement the work started and did not wait for runs before COMMIT; its failure fails the transaction', async () => {
+        const driver = await (await target.fresh()).driver();
+        try {
+          await driver.exec('CREATE TABLE straggler (n int PRIMARY KEY)');
+          await driver.transaction(async (client) => {
+            await client.query('INSERT INTO straggler VALUES (1)');
+            void client.query('INSERT INTO straggler VALUES (2)').catch(() => {});
+          });
+          assert.deepEqual(await driver.query('SELECT n FROM straggler ORDER BY n'), [{ n: 1 }, { n: 2 }]);
+          await assert.rejects(
+            driver.transaction(async (client) => {
+              await client.query('INSERT INTO straggler VALUES (3)');
+              void client.query('INSERT INTO straggler VALUES (1)').catch(() => {}); // a duplicate key
+              return 'committed';
+            }),
+            (err: Error & { kind?: string }) => err.kind === 'conflict',
+          );
+          assert.deepEqual(await driver.query('SELECT n FROM straggler ORDER BY n'), [{ n: 1 }, { n: 2 }]);
+        } finally {
+          await driver.close();
+        }
+      });
     });
 
     describe('opening and seeding', () => {
@@ -455,6 +477,66 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           ['worker', 'worker'],
         );
       });
+
+      test(
+        "the workers' claims and settles do not wait for a connection behind the requests' transactions",
+        // Without connections of their own the claim would wait for the held one: fail rather than hang.
+        { skip: target.shared ? false : 'one connection: every statement waits its turn', timeout: 20_000 },
+        async (t) => {
+          const store = await openStore({ ...(await (await target.fresh()).options()), poolSize: 1 });
+          t.after(() => store.close());
+          const hook = (await store.webhooks.get('wh_001'))!;
+          await store.deliveries.add([delivery('dlv_q', hook.id)]);
+          let release!: () => void;
+          const held = new Promise<void>((resolve) => (release = resolve));
+          let begun!: () => void;
+          const holding = new Promise<void>((resolve) => (begun = resolve));
+          // A request's transaction holding the pool's one connection until released.
+          const request = store.transaction(async (tx) => {
+            await tx.projects.get('proj_001');
+            begun();
+            await held;
+          });
+          await holding;
+          try {
+            const claimed = await store.deliveries.claim({
+              now: T(1),
+              leaseUntil: T(2),
+              owner: 'worker',
+              limit: 10,
+              perWebhook: 4,
+              busy: new Map(),
+            });
+            assert.deepEqual(
+              claimed.map((c) => c.id),
+              ['dlv_q'],
+            );
+            const done = { ...claimed[0]!, status: 'succeeded' as const, completedAt: T(1), responseStatus: 204 };
+            assert.equal(await store.deliveries.settle(done, 'worker'), true);
+          } finally {
+            release();
+            await request;
+          }
+          assert.equal((await store.deliveries.find(hook.id, 'dlv_q'))?.status, 'succeeded');
+        },
+      );
+
+      test(
+        "only the workers' sessions commit without waiting for the disk",
+        { skip: target.shared ? false : 'no separate sessions' },
+        async () => {
+          const driver = await (await target.fresh()).driver();
+          try {
+            const show = async (db: Pick<SqlDriver, 'query'>) =>
+              (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit'))[0]!.synchronous_commit;
+            assert.equal(await show(driver.background!), 'off');
+            assert.equal(await show(driver), 'on');
+            assert.equal(await driver.transaction((client) => show(client)), 'on');
+          } finally {
+            await driver.close();
+          }
+        },
+      );
     });
 
     describe('between instances', { skip: !target.shared }, () => {

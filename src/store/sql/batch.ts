@@ -108,17 +108,28 @@ export class WriteBatch implements SqlClient {
     this.pending.push(insert);
   }
 
-  /** Sends what is held back; also waits for a send already under way (statements on a connection are ordered). */
+  /**
+   * Sends what is held back, at once: a connection runs statements in the order they are started, so these go
+   * after any send under way. Resolves when everything sent so far is done.
+   */
   flush(): Promise<void> {
     if (this.pending.length > 0) {
       const statements = insertStatements(this.pending);
       this.pending = [];
-      const before = this.sending;
-      this.sending = before.then(async () => {
-        for (const { text, params } of statements) await this.client.query(text, params);
-      });
+      this.sending = Promise.all([
+        this.sending,
+        ...statements.map(({ text, params }) => this.client.query(text, params)),
+      ]).then(() => undefined);
     }
     return this.sending;
+  }
+
+  /**
+   * Sends what is held back without waiting for it: the end of a transaction's work. The driver runs COMMIT after
+   * it, and a statement of it that fails fails the transaction with its error (`SqlDriver.transaction`).
+   */
+  send(): void {
+    this.flush().catch(() => {});
   }
 
   async query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]> {

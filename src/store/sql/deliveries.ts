@@ -138,14 +138,23 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * `FOR UPDATE SKIP LOCKED` (two instances never take the same row) and leased until `leaseUntil`. A worker that
  * dies leaves its rows leased; once the lease runs out (the attempt timeout plus a margin) any instance claims them
  * again. Settling checks the lease is still the worker's, so an attempt is written once.
+ *
+ * The workers' own statements (claim, settle, release, prune) go through the driver's `background` connections
+ * when it has them: not in line behind the requests' transactions, and committed without waiting for the disk
+ * (pg.ts). What a crash of the database server may lose of them is the outcome of the last attempts and their
+ * leases: those deliveries are attempted again, as after a crash of the service (at least once).
  */
 export class SqlDeliveryLog implements DeliveryLog {
   readonly durable = true;
+  /** Where the workers' statements go. */
+  private readonly worker: SqlClient;
 
   constructor(
     private readonly db: SqlClient,
     private readonly driver?: SqlDriver,
-  ) {}
+  ) {
+    this.worker = driver?.background ?? db;
+  }
 
   async add(rows: readonly StoredDelivery[]): Promise<void> {
     await addRows(this.db, insert(rows));
@@ -162,7 +171,7 @@ export class SqlDeliveryLog implements DeliveryLog {
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     const busy = [...r.busy.entries()];
-    const rows = await this.db.query<StoredDelivery & Hook>(
+    const rows = await this.worker.query<StoredDelivery & Hook>(
       `WITH RECURSIVE hooks AS (
          (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
          UNION ALL
@@ -225,13 +234,13 @@ export class SqlDeliveryLog implements DeliveryLog {
       if (next) await addRows(db, insert([next]));
       return true;
     };
-    if (!next || !this.driver) return write(this.db);
+    if (!next || !this.driver) return write(this.worker);
     return this.driver.transaction(write);
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.query(
+    await this.worker.query(
       `UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL
         WHERE id = ANY($1::text[]) AND status = 'pending' AND leased_by = $2`,
       [ids, owner],
@@ -303,7 +312,7 @@ export class SqlDeliveryLog implements DeliveryLog {
   }
 
   async prune(before: string): Promise<number> {
-    const rows = await this.db.query(
+    const rows = await this.worker.query(
       `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1::timestamptz RETURNING 1`,
       [before],
     );

@@ -15,9 +15,18 @@ export interface SqlDriver extends SqlClient {
   /** What the store runs on, for messages and the readiness check: `postgres` or `embedded`. */
   readonly kind: 'postgres' | 'embedded';
   /**
+   * Statements outside any transaction on connections of their own, for the delivery workers: their short claims
+   * and settles do not wait in line behind the requests' transactions for a connection, and their commits do not
+   * wait for the disk (`synchronous_commit` off: a crash of the database server may lose the last few, never
+   * corrupt anything). Absent: the driver itself.
+   */
+  readonly background?: SqlClient;
+  /**
    * Runs `work` between BEGIN and COMMIT on one connection; ROLLBACK when it throws, and the error passes on.
-   * Statements run outside `work` (on the driver itself) may use other connections. `serializable`: at the
-   * SERIALIZABLE isolation level (a driver with one connection runs every transaction alone anyway).
+   * Statements `work` started and did not wait for (the last of a transaction's batched rows) run before the
+   * COMMIT: when one of them fails, the transaction rolls back and its error passes on. Statements run outside
+   * `work` (on the driver itself) may use other connections. `serializable`: at the SERIALIZABLE isolation level
+   * (a driver with one connection runs every transaction alone anyway).
    */
   transaction<R>(work: (client: SqlClient) => Promise<R>, options?: TransactionOptions): Promise<R>;
   /**
@@ -135,5 +144,34 @@ export async function waitForDatabase(driver: SqlDriver, timeoutMs: number): Pro
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }
+  }
+}
+
+/**
+ * The statements a transaction started, as its driver keeps track of them: those still on their way are waited
+ * for before COMMIT, and the first that failed fails the transaction, whether or not `work` waited for it (a
+ * statement that failed leaves the transaction aborted; PostgreSQL would answer the COMMIT with a ROLLBACK).
+ */
+export class StartedStatements {
+  private readonly open = new Set<Promise<void>>();
+  private failure: { error: unknown } | undefined;
+
+  /** Keeps track of `sent`, and answers it as it is (its caller still gets its rows or its error). */
+  track<T>(sent: Promise<T>): Promise<T> {
+    const done: Promise<void> = sent.then(
+      () => void this.open.delete(done),
+      (error: unknown) => {
+        this.failure ??= { error };
+        this.open.delete(done);
+      },
+    );
+    this.open.add(done);
+    return sent;
+  }
+
+  /** Resolves once every statement started so far is done; rejects with the first failure among them. */
+  async settled(): Promise<void> {
+    await Promise.all(this.open);
+    if (this.failure) throw this.failure.error;
   }
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { rethrowTranslated, type SqlClient, type SqlDriver } from './driver.ts';
+import { rethrowTranslated, StartedStatements, type SqlClient, type SqlDriver } from './driver.ts';
 
 /**
  * The embedded PostgreSQL (`@electric-sql/pglite`): the database in a folder (created if missing), or in memory
@@ -37,13 +37,16 @@ export class PgliteDriver implements SqlDriver {
 
   transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
     return this.db
-      .transaction((tx) =>
-        work({
+      .transaction(async (tx) => {
+        const started = new StartedStatements();
+        const result = await work({
           query: async <T extends object>(text: string, params?: readonly unknown[]) =>
-            (await tx.query<T>(text, params as unknown[]).catch(rethrowTranslated)).rows,
-          exec: async (script: string) => void (await tx.exec(script).catch(rethrowTranslated)),
-        }),
-      )
+            (await started.track(tx.query<T>(text, params as unknown[]).catch(rethrowTranslated))).rows,
+          exec: async (script: string) => void (await started.track(tx.exec(script).catch(rethrowTranslated))),
+        });
+        await started.settled();
+        return result;
+      })
       .catch(rethrowTranslated);
   }
 

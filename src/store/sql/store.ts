@@ -61,8 +61,9 @@ const ATTEMPTS = 20;
  *
  * The embedded driver has one connection, so its transactions run one at a time anyway.
  *
- * A transaction's new rows are held back and sent together (batch.ts `WriteBatch`): before its next read and before
- * COMMIT, so a create with its activity entries, notifications, stream events and deliveries is one statement.
+ * A transaction's new rows are held back and sent together (batch.ts `WriteBatch`): before its next read and with
+ * its COMMIT, so a create with its activity entries, notifications, stream events and deliveries is one statement,
+ * sent with the COMMIT in one round trip on a server (pg.ts pipelines).
  */
 export class SqlStore implements Store {
   readonly projects: Collection<Project>;
@@ -112,7 +113,7 @@ export class SqlStore implements Store {
             async (client) => {
               const batch = new WriteBatch(client);
               const result = await work(collectionsOn(batch));
-              await batch.flush();
+              batch.send(); // with the COMMIT
               return result;
             },
             { serializable: true },
