@@ -101,7 +101,7 @@ export const ConfigSchema = Type.Object({
   dbConnectTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   /** How long one SQL statement may run before it is cancelled and the request answered 503, in ms. */
   dbStatementTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
-  /** Connections to the PostgreSQL server for requests (the delivery workers and the listener open three more). */
+  /** Connections to the PostgreSQL server for requests (the delivery workers and the two listeners open four more). */
   dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   /** The in-memory store keeps at most this many activity entries, the oldest dropped. */
   activityLogMax: Type.Integer({ minimum: 1, default: 1_000_000 }),
