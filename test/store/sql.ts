@@ -451,12 +451,9 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
     });
 
     describe('webhook outbox', () => {
-      test("a claim leases due rows and reads each one's webhook as it is now; a deleted one is null", async (t) => {
-        const store = await opened(t);
-        const hook = (await store.webhooks.get('wh_001'))!;
-        await store.deliveries.add([delivery('dlv_a', hook.id), delivery('dlv_b', 'wh_deleted')]);
-        await store.webhooks.replace({ ...hook, url: 'https://example.com/now', active: false });
-        const claimed = await store.deliveries.claim({
+      /** Claims every due delivery for `worker` (at most 4 per webhook), as of T(1), leased until T(2). */
+      const claimDue = (store: Store) =>
+        store.deliveries.claim({
           now: T(1),
           leaseUntil: T(2),
           owner: 'worker',
@@ -464,6 +461,13 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           perWebhook: 4,
           busy: new Map(),
         });
+
+      test("a claim leases due rows and reads each one's webhook as it is now; a deleted one is null", async (t) => {
+        const store = await opened(t);
+        const hook = (await store.webhooks.get('wh_001'))!;
+        await store.deliveries.add([delivery('dlv_a', hook.id), delivery('dlv_b', 'wh_deleted')]);
+        await store.webhooks.replace({ ...hook, url: 'https://example.com/now', active: false });
+        const claimed = await claimDue(store);
         const byId = new Map(claimed.map((c) => [c.id, c]));
         assert.deepEqual(byId.get('dlv_a')?.webhook, {
           id: hook.id,
@@ -499,14 +503,7 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           });
           await holding;
           try {
-            const claimed = await store.deliveries.claim({
-              now: T(1),
-              leaseUntil: T(2),
-              owner: 'worker',
-              limit: 10,
-              perWebhook: 4,
-              busy: new Map(),
-            });
+            const claimed = await claimDue(store);
             assert.deepEqual(
               claimed.map((c) => c.id),
               ['dlv_q'],

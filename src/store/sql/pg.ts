@@ -45,6 +45,8 @@ export class PgDriver implements SqlDriver {
   readonly location: string;
   private readonly pool: pg.Pool;
   private readonly backgroundPool: pg.Pool;
+  /** Statements on the pool, outside any transaction. */
+  private readonly own: SqlClient;
   readonly background: SqlClient;
   private readonly options: PgOptions;
   private readonly statements = new PreparedStatements();
@@ -58,19 +60,25 @@ export class PgDriver implements SqlDriver {
     // Its commits do not wait for the disk: see `background` in driver.ts and SqlDeliveryLog.
     const background = newPool(options, BACKGROUND_POOL_SIZE, '-c synchronous_commit=off');
     this.backgroundPool = background;
-    this.background = {
+    this.own = this.clientOver((query) => this.pool.query(query));
+    this.background = this.clientOver((query) => background.query(query));
+  }
+
+  query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.own.query<R>(text, params);
+  }
+
+  exec(script: string): Promise<void> {
+    return this.own.exec(script);
+  }
+
+  /** Statements through `send` (a pool, or one connection), named as `statements` says, their errors translated. */
+  private clientOver(send: (query: string | pg.QueryConfig) => Promise<pg.QueryResult>): SqlClient {
+    return {
       query: async <R extends object>(text: string, params?: readonly unknown[]) =>
-        (await background.query<R>(this.statements.config(text, params)).catch(rethrowTranslated)).rows,
-      exec: async (script: string) => void (await background.query(script).catch(rethrowTranslated)),
+        (await send(this.statements.config(text, params)).catch(rethrowTranslated)).rows as R[],
+      exec: async (script: string) => void (await send(script).catch(rethrowTranslated)),
     };
-  }
-
-  async query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return (await this.pool.query<R>(this.statements.config(text, params)).catch(rethrowTranslated)).rows;
-  }
-
-  async exec(script: string): Promise<void> {
-    await this.pool.query(script).catch(rethrowTranslated);
   }
 
   async transaction<R>(work: (client: SqlClient) => Promise<R>, options: TransactionOptions = {}): Promise<R> {
@@ -79,19 +87,14 @@ export class PgDriver implements SqlDriver {
     // statement; pg emits it as an event too, which would end the process with no listener.
     connection.on('error', ignore);
     const started = new StartedStatements();
-    const send = (query: string | pg.QueryConfig) => started.track(connection.query(query).catch(rethrowTranslated));
-    const client: SqlClient = {
-      query: async <T extends object>(text: string, params?: readonly unknown[]) =>
-        (await send(this.statements.config(text, params))).rows as T[],
-      exec: async (script: string) => void (await send(script)),
-    };
+    const client = this.clientOver((query) => started.track(connection.query(query)));
     try {
       // The pool's connections pipeline (`pipeline`): BEGIN is not waited for, so it goes out with the first
       // statement of `work`, and COMMIT with the statements `work` left on their way (its batched rows). Two round
       // trips fewer per transaction; a statement that failed still fails the transaction (`started`).
-      send(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN').catch(ignore);
+      client.exec(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN').catch(ignore);
       const result = await work(client);
-      await Promise.all([send('COMMIT'), started.settled()]);
+      await Promise.all([client.exec('COMMIT'), started.settled()]);
       connection.off('error', ignore);
       connection.release();
       return result;
