@@ -15,6 +15,9 @@
  *   npm run bench:stream -- --parse-all                         # the write path's clients parse every event too
  *   npm run bench:stream -- --identity                          # clients that do not accept gzip
  *   npm run bench:stream -- --sample 500                        # every client measures the delay
+ *   npm run bench:stream -- --write-path                        # only the write path's ratio
+ *   npm run bench:stream -- --dist dist-before                  # a saved build (node <dir>/server.js), not src/
+ *   npm run bench:stream -- --node-arg=--perf-basic-prof        # an option for the service's node (repeatable)
  *
  * The clients send `Accept-Encoding: gzip`, as a browser's EventSource does, and get gzip streams (the delay's clients
  * decompress them as they arrive); with `--identity` they send none and get the text as it is. The delay is measured
@@ -44,6 +47,12 @@ const { values } = parseArgs({
     'parse-all': { type: 'boolean', default: false },
     identity: { type: 'boolean', default: false },
     sample: { type: 'string', default: '50' },
+    // Only the write path with and without clients (part 2), not the delay.
+    'write-path': { type: 'boolean', default: false },
+    // Run this build of the service (`node <dir>/server.js`, e.g. a saved earlier build) instead of src/ through tsx.
+    dist: { type: 'string' },
+    // Options for the service's node (a profiler's, say); its pid is printed with each measurement.
+    'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -56,7 +65,8 @@ const STREAM_HEADERS: http.OutgoingHttpHeaders = values.identity ? {} : { 'accep
 const TASK = JSON.stringify({ projectId: 'proj_001', title: 'bench' });
 
 async function startService(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', '--port', '0'], {
+  const entry = values.dist ? [`${values.dist}/server.js`] : ['--import', 'tsx', 'src/server.ts'];
+  const child = spawn(process.execPath, [...values['node-arg']!, ...entry, '--port', '0'], {
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
@@ -202,7 +212,7 @@ async function main(): Promise<void> {
   const mode = values.identity ? 'identity (no Accept-Encoding)' : 'gzip (Accept-Encoding: gzip)';
   process.stdout.write(`event stream bench: ${CLIENTS} clients, ${RATE} changes/s, ${SECONDS} s; streams ${mode}\n`);
   // 1. Delay from change to client.
-  {
+  if (!values['write-path']) {
     const { child, url } = await startService();
     try {
       const delays: number[] = [];
@@ -254,7 +264,8 @@ async function main(): Promise<void> {
           ? ''
           : `, ${(((after - before) * 1000) / total).toFixed(0)} µs CPU each`;
       process.stdout.write(
-        `POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s${cpu}${perEvent} (${cut} streams cut)\n`,
+        `POST /api/tasks with ${n} stream clients: ${rps.toFixed(0)} req/s${cpu}${perEvent} (${cut} streams cut; ` +
+          `service pid ${child.pid})\n`,
       );
       clients.forEach((c) => c.destroy());
     } finally {

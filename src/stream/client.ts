@@ -40,6 +40,8 @@ export class StreamClient {
   ) {
     this.after = start;
     this.filterKey = filterKey(filter);
+    // The headers go now: shared text is written straight to the connection, after them (`putShared`).
+    res.flushHeaders();
     if (encoding === 'gzip') {
       this.gzip = new GzipTrail();
       res.write(GZIP_HEADER);
@@ -159,12 +161,38 @@ export class StreamClient {
   }
 
   private put(text: string | Payload): void {
+    if (typeof text !== 'string') return this.putShared(text);
     if (this.gzip === undefined) {
-      this.res.write(typeof text === 'string' ? text : text.text);
+      this.res.write(text);
       return;
     }
-    const piece = typeof text === 'string' ? deflate(Buffer.from(text)) : text.deflated;
+    const piece = deflate(Buffer.from(text));
     if (piece.length > 0) this.res.write(this.gzip.add(piece));
+  }
+
+  /**
+   * Text shared with other clients: its bytes (compressed, on a gzip stream) framed once for all of them (a chunk of
+   * the chunked body, unless the response is not chunked: HTTP/1.0), written straight to the connection. The
+   * response's own `write` would frame them again for each client, in four pieces corked until the next tick: at
+   * hundreds of clients, most of a flush's cost. The headers went first (constructor), and the response's own
+   * writes (`retry:`, a replay) go to the same connection's buffer, so the order holds; until the response has its
+   * connection (a request pipelined behind another), the response writes them.
+   */
+  private putShared(text: Payload): void {
+    const gzip = this.gzip !== undefined;
+    if (gzip) {
+      const piece = text.deflated;
+      if (piece.length === 0) return;
+      this.gzip.add(piece);
+    } else if (text.text.length === 0) {
+      return;
+    }
+    const socket = this.res.socket;
+    if (!socket?.writable) {
+      this.res.write(gzip ? text.deflated.bytes : text.text);
+      return;
+    }
+    socket.write(this.res.chunkedEncoding ? text.chunk(gzip) : gzip ? text.deflated.bytes : text.text);
   }
 
   private send(event: Delivery): void {

@@ -39,15 +39,36 @@ export function deflate(text: Buffer): Deflated {
   };
 }
 
-/** Text for several clients: as it is, and compressed once, when a gzip client first needs it. */
+/**
+ * Text for several clients: as it is, and compressed once, when a gzip client first needs it; each of the two also
+ * framed once as a chunk of a chunked HTTP body (`chunk`), the bytes written to each client's connection.
+ */
 export class Payload {
   private compressed: Deflated | undefined;
+  private textChunk: Buffer | undefined;
+  private deflatedChunk: Buffer | undefined;
 
   constructor(readonly text: Buffer) {}
 
   get deflated(): Deflated {
     return (this.compressed ??= deflate(this.text));
   }
+
+  /** `text`, or with `gzip` the deflated bytes, as one chunk of a chunked body (never empty: see `chunk`). */
+  chunk(gzip: boolean): Buffer {
+    if (gzip) return (this.deflatedChunk ??= chunk(this.deflated.bytes));
+    return (this.textChunk ??= chunk(this.text));
+  }
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * `bytes` as one chunk of an HTTP/1.1 chunked body, as Node's `ServerResponse.write` frames it: the length in hex,
+ * CRLF, the bytes, CRLF. Not for empty bytes (a chunk of length 0 ends the body).
+ */
+export function chunk(bytes: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, CRLF]);
 }
 
 /** An empty final block (fixed Huffman: BFINAL 1, BTYPE 01, end of block). */

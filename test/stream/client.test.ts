@@ -19,6 +19,7 @@ class StalledResponse extends EventEmitter {
   destroy(): void {
     this.destroyed = true;
   }
+  flushHeaders(): void {}
   end(): void {}
 }
 

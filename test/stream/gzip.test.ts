@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { createGunzip, gunzipSync } from 'node:zlib';
-import { deflate, GZIP_HEADER, GzipTrail, Payload } from '../../src/stream/gzip.ts';
+import { chunk, deflate, GZIP_HEADER, GzipTrail, Payload } from '../../src/stream/gzip.ts';
 
 const frame = (i: number) =>
   `id: ${1795356000000000 + i}\nevent: task.created\ndata: {"type":"task.created","data":{"id":"task_${i}","title":"T${i}"}}\n\n`;
@@ -47,4 +47,20 @@ test('a payload is compressed once, however many clients it goes to', () => {
   assert.equal(payload.deflated, first);
   assert.equal(first.length, Buffer.byteLength(frame(1)));
   assert.ok(first.bytes.length < first.length);
+});
+
+test('a chunk of a chunked body: the length in hex, CRLF, the bytes, CRLF', () => {
+  assert.equal(chunk(Buffer.from('retry: 2000\n\n')).toString(), 'd\r\nretry: 2000\n\n\r\n');
+  const large = randomBytes(300);
+  assert.deepEqual(chunk(large), Buffer.concat([Buffer.from('12c\r\n'), large, Buffer.from('\r\n')]));
+});
+
+test('a payload is framed once for each encoding, however many clients it goes to', () => {
+  const payload = new Payload(Buffer.from(frame(1) + frame(2)));
+  const text = payload.chunk(false);
+  assert.equal(payload.chunk(false), text);
+  assert.deepEqual(text, chunk(payload.text));
+  const gzip = payload.chunk(true);
+  assert.equal(payload.chunk(true), gzip);
+  assert.deepEqual(gzip, chunk(payload.deflated.bytes));
 });

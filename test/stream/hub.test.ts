@@ -42,7 +42,20 @@ class HandSource implements StreamSource {
   async close(): Promise<void> {}
 }
 
-/** A response that takes everything written: each write kept apart. */
+/** A connection that takes everything written to it. */
+class Connection {
+  readonly writable = true;
+  readonly writes: Buffer[] = [];
+  write(chunk: Buffer): boolean {
+    this.writes.push(chunk);
+    return true;
+  }
+}
+
+/**
+ * A response that takes everything written: each write kept apart. Without a connection (`socket`), as a response
+ * still waiting for one: everything goes through `write`.
+ */
 class Response extends EventEmitter {
   readonly writes: string[] = [];
   /** What was written, as written (a gzip stream's bytes). */
@@ -50,7 +63,8 @@ class Response extends EventEmitter {
   headers: Record<string, string> = {};
   writableLength = 0;
   writableFinished = false;
-  socket = null;
+  socket: Connection | null = null;
+  chunkedEncoding = false;
   writeHead(_status: number, headers: Record<string, string>): this {
     this.headers = headers;
     return this;
@@ -65,6 +79,7 @@ class Response extends EventEmitter {
     this.writableFinished = true;
   }
   destroy(): void {}
+  flushHeaders(): void {}
   /** Every byte written. */
   get bytes(): Buffer {
     return Buffer.concat(this.chunks.map((c) => Buffer.from(c)));
@@ -111,8 +126,12 @@ async function hubOf(
   );
   await hub.start();
   t.after(() => hub.close());
-  const connect = async (filter: StreamFilter = {}, lastEventId?: string, headers: Record<string, string> = {}) => {
-    const res = new Response();
+  const connect = async (
+    filter: StreamFilter = {},
+    lastEventId?: string,
+    headers: Record<string, string> = {},
+    res = new Response(),
+  ) => {
     const request = { id: 'req-1', log: { error() {} }, headers } as unknown as FastifyRequest;
     const reply = { raw: res, hijack() {}, getHeaders: () => ({}) } as unknown as FastifyReply;
     await hub.serve(request, reply, filter, lastEventId);
@@ -148,6 +167,23 @@ describe('stream hub: flushing', () => {
     // Nothing waits: nothing more is written, whatever the time.
     t.mock.timers.tick(1_000);
     assert.equal(a.eventWrites.length, 2);
+  });
+
+  test("a flush's text is framed once, and the same bytes go to each live client's connection", async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { source, connect } = await hubOf(t, 20);
+    const connected = () => Object.assign(new Response(), { socket: new Connection(), chunkedEncoding: true });
+    const a = await connect({}, undefined, {}, connected());
+    const b = await connect({}, undefined, {}, connected());
+    source.commit(['task.created'], ['task.updated']);
+    t.mock.timers.tick(20);
+    const [sentA, sentB] = [a.socket!.writes, b.socket!.writes];
+    assert.equal(sentA.length, 2, '`retry:`, then the events, in one write');
+    assert.equal(sentA[1], sentB[1], 'the same bytes, framed once');
+    const framed = sentA[1]!.toString();
+    const text = source.log.map((e) => e.frame).join('');
+    assert.equal(framed, `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+    assert.deepEqual(a.eventWrites, [], 'nothing of the events through the response');
   });
 
   test('STREAM_FLUSH_MS 0: written at the end of the turn', async (t) => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import { EventSource } from 'eventsource';
 import { testApp } from '../helpers/app.ts';
@@ -278,6 +279,46 @@ describe('GET /api/stream', () => {
       ['one', 'two'],
     );
     assert.equal(got[1]!.lastEventId, es.readyState === EventSource.OPEN ? got[1]!.lastEventId : '');
+  });
+
+  test('over HTTP/1.1 the events come as chunks of a chunked body; over HTTP/1.0, as they are', async (t) => {
+    const { api, base } = await streaming(t);
+    const { port } = new URL(base);
+    const read = async (version: string) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      t.after(() => socket.destroy());
+      let received = '';
+      socket.setEncoding('latin1').on('data', (text: string) => (received += text));
+      socket.write(`GET /api/stream?types=task.created HTTP/${version}\r\nHost: 127.0.0.1\r\n\r\n`);
+      await waitFor(() => received.includes('retry: 2000'));
+      await api.post('/api/tasks', { projectId: 'proj_001', title: `Over HTTP/${version}` });
+      // The event's chunk, or the event as it is, complete.
+      const tail = version === '1.1' ? '\n\n\r\n' : '\n\n';
+      await waitFor(() => received.includes(`Over HTTP/${version}`) && received.endsWith(tail));
+      const end = received.indexOf('\r\n\r\n');
+      return { head: received.slice(0, end).toLowerCase(), body: received.slice(end + 4) };
+    };
+    const chunked = await read('1.1');
+    assert.match(chunked.head, /\r\ntransfer-encoding: chunked(\r\n|$)/);
+    // Each chunk: its length in hex, CRLF, that many bytes, CRLF.
+    const chunks: string[] = [];
+    let rest = chunked.body;
+    while (rest !== '') {
+      const m = /^([0-9a-f]+)\r\n/.exec(rest);
+      assert.ok(m, `a chunk's length at ${JSON.stringify(rest.slice(0, 20))}`);
+      const length = parseInt(m[1]!, 16);
+      const start = m[0].length;
+      assert.equal(rest.slice(start + length, start + length + 2), '\r\n');
+      chunks.push(rest.slice(start, start + length));
+      rest = rest.slice(start + length + 2);
+    }
+    assert.match(
+      chunks.join(''),
+      /^retry: 2000\n\nid: \d+(-\d+)?\nevent: task\.created\ndata: .*Over HTTP\/1\.1.*\n\n$/,
+    );
+    const plain = await read('1.0');
+    assert.doesNotMatch(plain.head, /transfer-encoding/);
+    assert.match(plain.body, /^retry: 2000\n\nid: \d+(-\d+)?\nevent: task\.created\ndata: .*Over HTTP\/1\.0.*\n\n$/);
   });
 
   test('the stream ends at once when the service closes', async (t) => {
