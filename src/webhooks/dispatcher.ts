@@ -5,7 +5,7 @@ import { iso } from '../core/runtime.ts';
 import { MemoryDeliveryLog } from '../store/memory/deliveries.ts';
 import type { Page } from '../store/types.ts';
 import { resolveOptions, type CurrentWebhook, type DispatcherOptions as Options, type Settings } from './options.ts';
-import { recordOf, type DeliveryLog, type DeliveryQuery, type StoredDelivery } from './outbox.ts';
+import { recordOf, type DeliveryLog, type DeliveryQuery, type Outcome, type StoredDelivery } from './outbox.ts';
 import { delayBeforeRetry } from './retry.ts';
 import { describeError, precheck, sendOnce, type AttemptResult } from './send.ts';
 import { signingKey, webhookHeaders } from './signing.ts';
@@ -27,21 +27,30 @@ export interface DispatcherOptions extends Options {
   observer?: DeliveryObserver;
 }
 
-/** A claimed attempt in flight, and when it was claimed. */
+/** A claimed attempt, from its claim until its outcome is written. */
 interface InFlight {
   readonly row: StoredDelivery;
-  readonly claimedAt: Date;
   /** The webhook as it is now: read once for the deliveries to it claimed together. */
   readonly hook: Promise<CurrentWebhook | undefined>;
-  /** Whether its result was kept (false: cut short by the shutdown, given back to the outbox). */
-  settled: boolean;
+  /** Whether it has given back its slot (its request is over, or was never made). */
+  freed: boolean;
+}
+
+/** An outcome waiting to be written, with what its writing causes and whom to tell. */
+interface Unwritten extends Outcome {
+  readonly written: { resolve: (kept: boolean) => void; reject: (err: unknown) => void };
 }
 
 const DROP_LOG_INTERVAL_MS = 10_000;
 /** URLs whose precheck is remembered (forgotten all at once past this many). */
 const PRECHECKS_KEPT = 1_000;
-/** A lease outlasts the attempt's timeout by this much: signing, the settle write, a busy event loop. */
+/** A lease outlasts the attempt's timeout by this much: waiting for a slot, signing, the settle write. */
 const LEASE_MARGIN_MS = 5_000;
+/**
+ * A row claimed ahead is started only while its lease has the attempt's timeout and this much left; past that
+ * (it waited behind a receiver that became slow) it is given back to the outbox instead.
+ */
+const LEASE_START_MARGIN_MS = 1_000;
 /** How often a durable store's old attempt records are pruned. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -69,8 +78,18 @@ export class WebhookDispatcher {
   private readonly observer: DeliveryObserver | undefined;
   /** Targets given to `enqueue`, for the default `current`. */
   private readonly known = new Map<string, DeliveryTarget>();
+  /** Attempts started whose outcome is not written yet (their request may be over). */
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly perWebhook = new Map<string, number>();
+  /** Claimed ahead, in the order claimed, waiting for a slot of their webhook (never more than `concurrency`). */
+  private ready: InFlight[] = [];
+  /** Requests under way (the slots taken), in all and per webhook. */
+  private sending = 0;
+  private readonly sendingTo = new Map<string, number>();
+  /** Rows held per webhook, sending or ready: what a claim counts against a webhook's share. */
+  private readonly held = new Map<string, number>();
+  /** Outcomes waiting to be written, and the write under way: one statement for all that wait meanwhile. */
+  private unwritten: Unwritten[] = [];
+  private writing = false;
   /** Work in hand outside the attempts: staging, claim passes, `onGone` callbacks; {@link idle} waits for it. */
   private readonly inHand = new Set<Promise<void>>();
   /** The next wake-up on `timers`, at an instant (epoch ms). */
@@ -345,6 +364,9 @@ export class WebhookDispatcher {
     this.wakeAt = undefined;
     await this.unlisten?.().catch(() => {});
     await this.passing;
+    // Rows claimed ahead and not started go back to the outbox, with the attempts cut short.
+    for (const flight of this.ready) this.cut.push(flight.row.id);
+    this.ready = [];
     await Promise.race([this.allSettled(), graceOver]);
     this.timers.clearTimeout(graceTimer);
     if (this.inFlight.size > 0) {
@@ -382,44 +404,90 @@ export class WebhookDispatcher {
     return new Promise((resolve) => this.settledWaiters.push(resolve));
   }
 
-  /** Claims what is due, while slots are free, and starts each attempt; then sets the next wake-up. */
+  /**
+   * Claims what is due and starts what a slot is free for; then sets the next wake-up. A claim takes, besides the
+   * free slots, as many rows again ahead (each webhook's share twice over, `concurrency` more in all): a slot freed
+   * by an answer goes to the next row at once, instead of after a claim's round trip, and a claim under load takes
+   * several rows at a time instead of one per freed slot.
+   */
   private async pass(asOf: number | undefined, lookAhead: boolean): Promise<void> {
     try {
       for (;;) {
         if (this.closed) return;
-        const free = this.s.concurrency - this.inFlight.size;
-        if (free <= 0) break;
+        const room = 2 * this.s.concurrency - this.sending - this.ready.length;
+        if (room <= 0) break;
         const now = new Date(this.now(asOf));
         const claimed = await this.outbox.claim({
           now: iso(now),
           leaseUntil: iso(new Date(now.getTime() + this.s.timeoutMs + LEASE_MARGIN_MS)),
           owner: this.owner,
-          limit: free,
-          perWebhook: this.s.perWebhookConcurrency,
-          busy: this.perWebhook,
+          limit: room,
+          perWebhook: 2 * this.s.perWebhookConcurrency,
+          busy: this.held,
         });
         // The webhook as it is now: as the claim read it (SQL) when it found it, or read here, once for the
         // deliveries to one webhook claimed together (`current` tells a deleted webhook from one the store does not
         // keep, such as a target given to `enqueue`).
         const hooks = new Map<string, Promise<CurrentWebhook | undefined>>();
+        claimed.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0));
         for (const { webhook, ...row } of claimed) {
           let hook = hooks.get(row.webhookId);
           if (!hook) {
             hook = webhook ? Promise.resolve(webhook) : this.current(row.webhookId);
             hooks.set(row.webhookId, hook);
           }
-          this.begin(row, now, hook);
+          this.ready.push({ row, hook, freed: false });
+          count(this.held, row.webhookId, 1);
         }
-        if (claimed.length < free) break;
+        this.startReady();
+        if (claimed.length < room) break;
       }
       // What is due already but was not claimed waits for a slot (its release wakes us) or was added meanwhile (its
       // wake asks for another pass); what is due later gets a wake-up at its time.
       if (!lookAhead) return;
       const next = await this.outbox.nextDue(iso(new Date(this.now(asOf))));
-      if (next !== null) this.wakeUpAt(Date.parse(next));
+      if (next === null) return;
+      // Due by the time the answer came (rows added meanwhile, under a steady flow of changes): a plain pass claims
+      // them. A wake-up would look ahead again and find the next ones just added, one query after another.
+      const at = Date.parse(next);
+      if (at <= this.now()) this.wake(at);
+      else this.wakeUpAt(at);
     } catch (err) {
       this.s.log.error({ err }, 'webhook deliveries could not be claimed');
     }
+  }
+
+  /**
+   * Starts the ready rows, in the order claimed, that a slot (of all, and of their webhook) is free for. One whose
+   * lease no longer covers an attempt (it waited behind a receiver that became slow) is given back instead, so an
+   * attempt never outlasts its lease and another instance never makes it at the same time.
+   */
+  private startReady(): void {
+    if (this.closed) return;
+    const now = this.now();
+    const stale: string[] = [];
+    for (let i = 0; i < this.ready.length && this.sending < this.s.concurrency;) {
+      const flight = this.ready[i]!;
+      const { id, webhookId, leaseUntil } = flight.row;
+      if ((this.sendingTo.get(webhookId) ?? 0) >= this.s.perWebhookConcurrency) {
+        i++;
+        continue;
+      }
+      this.ready.splice(i, 1);
+      if (Date.parse(leaseUntil!) - now < this.s.timeoutMs + LEASE_START_MARGIN_MS) {
+        count(this.held, webhookId, -1);
+        stale.push(id);
+      } else {
+        this.begin(flight);
+      }
+    }
+    if (stale.length === 0) return;
+    this.hold(
+      this.outbox.release(stale, this.owner).then(
+        () => this.wake(),
+        (err: unknown) => this.s.log.warn({ err }, 'webhook deliveries could not be given back (their lease runs out)'),
+      ),
+    );
   }
 
   /** The clock, or the instant the last wake-up timer fired for when that is later (epoch ms). */
@@ -443,18 +511,32 @@ export class WebhookDispatcher {
     this.wakeAt = { at, timer };
   }
 
-  private begin(row: StoredDelivery, claimedAt: Date, hook: Promise<CurrentWebhook | undefined>): void {
-    const flight: InFlight = { row, claimedAt, hook, settled: false };
+  /** Starts a ready row's attempt in a free slot. */
+  private begin(flight: InFlight): void {
+    const { row } = flight;
     this.inFlight.set(row.id, flight);
-    this.perWebhook.set(row.webhookId, (this.perWebhook.get(row.webhookId) ?? 0) + 1);
+    this.sending++;
+    count(this.sendingTo, row.webhookId, 1);
     void this.run(flight).finally(() => {
+      this.free(flight);
       this.inFlight.delete(row.id);
-      const n = (this.perWebhook.get(row.webhookId) ?? 1) - 1;
-      if (n > 0) this.perWebhook.set(row.webhookId, n);
-      else this.perWebhook.delete(row.webhookId);
       for (const wake of this.settledWaiters.splice(0)) wake();
-      this.wake();
     });
+  }
+
+  /**
+   * Gives back an attempt's slot once its request is over (or was never to be made), before its outcome is written:
+   * the next ready row takes the slot at once, and a pass claims more.
+   */
+  private free(flight: InFlight): void {
+    if (flight.freed) return;
+    flight.freed = true;
+    const { webhookId } = flight.row;
+    this.sending--;
+    count(this.sendingTo, webhookId, -1);
+    count(this.held, webhookId, -1);
+    this.startReady();
+    this.wake();
   }
 
   /** One attempt, from reading the webhook to recording the outcome. Never rejects. */
@@ -465,9 +547,10 @@ export class WebhookDispatcher {
       const started = this.s.clock.now();
       const queuedMs = Math.max(0, started.getTime() - Date.parse(row.dueAt));
       if (!hook || (!hook.active && !row.force)) {
+        this.free(flight);
         const reason = hook ? 'cancelled: webhook inactive' : 'cancelled: webhook deleted';
         this.s.log.info({ webhookId: row.webhookId, eventId: row.eventId }, `webhook delivery ${reason}`);
-        return await this.record(flight, {
+        return await this.record({
           ...row,
           status: 'failed',
           error: reason,
@@ -477,6 +560,7 @@ export class WebhookDispatcher {
         });
       }
       const result = this.precheck(hook.url) ?? (await this.attempt(row, hook));
+      this.free(flight);
       if (result.outcome === 'aborted' && this.closed) return void this.cut.push(row.id); // given back at close
       await this.settle(flight, hook, result, queuedMs);
     } catch (err) {
@@ -498,15 +582,15 @@ export class WebhookDispatcher {
     return { ...target, active };
   }
 
-  /** Writes an attempt's outcome (and the attempt that follows), then tells the observer. */
-  private async record(
-    flight: InFlight,
-    done: StoredDelivery,
-    next?: StoredDelivery,
-    then?: () => Promise<void>,
-  ): Promise<void> {
-    const kept = await this.outbox.settle(done, this.owner, next);
-    flight.settled = true;
+  /**
+   * Writes an attempt's outcome (and the attempt that follows), with the others that come while a write is under
+   * way; then what the outcome causes, then tells the observer.
+   */
+  private async record(done: StoredDelivery, next?: StoredDelivery, then?: () => Promise<void>): Promise<void> {
+    const kept = await new Promise<boolean>((resolve, reject) => {
+      this.unwritten.push({ done, next, written: { resolve, reject } });
+      this.writeOutcomes();
+    });
     if (!kept) {
       this.s.log.warn(
         { webhookId: done.webhookId, eventId: done.eventId, deliveryId: done.id },
@@ -517,6 +601,31 @@ export class WebhookDispatcher {
     if (next) this.wakeUpAt(Date.parse(next.dueAt), Date.parse(done.completedAt!));
     await then?.(); // what the outcome causes (a 410 switching the webhook off), before the observer hears of it
     this.notify(recordOf(done));
+  }
+
+  /**
+   * Writes the outcomes waiting, in one statement, unless a write is under way: then they wait for it to end, with
+   * those that come meanwhile. Under load a write carries many outcomes; alone, one goes at once.
+   */
+  private writeOutcomes(): void {
+    if (this.writing || this.unwritten.length === 0) return;
+    const batch = this.unwritten;
+    this.unwritten = [];
+    this.writing = true;
+    this.outbox
+      .settle(batch, this.owner)
+      .then(
+        (kept) => {
+          for (const o of batch) o.written.resolve(kept.has(o.done.id));
+        },
+        (err: unknown) => {
+          for (const o of batch) o.written.reject(err);
+        },
+      )
+      .finally(() => {
+        this.writing = false;
+        this.writeOutcomes();
+      });
   }
 
   private newRow(
@@ -656,14 +765,14 @@ export class WebhookDispatcher {
     if (result.outcome === 'ok' || result.outcome === 'refused') {
       done.status = result.outcome === 'ok' ? 'succeeded' : 'refused';
       this.s.log[result.outcome === 'ok' ? 'debug' : 'warn'](log, `webhook delivery ${done.status}`);
-      return this.record(flight, done);
+      return this.record(done);
     }
-    if (result.outcome === 'invalid') return this.record(flight, done);
+    if (result.outcome === 'invalid') return this.record(done);
     if (responseStatus === 410) {
       this.s.log.info(log, 'webhook receiver answered 410 Gone: no retry');
       done.stopReason = 'gone (410)';
       const { onGone } = this.s;
-      return this.record(flight, done, undefined, async () => {
+      return this.record(done, undefined, async () => {
         if (!onGone) return;
         await Promise.resolve()
           .then(() => onGone(row.webhookId, hook.url))
@@ -676,7 +785,7 @@ export class WebhookDispatcher {
     if (delay === null) {
       this.s.log.warn(log, 'webhook delivery failed: retries exhausted');
       done.stopReason = 'exhausted';
-      return this.record(flight, done);
+      return this.record(done);
     }
     const due = new Date(now.getTime() + delay);
     done.nextAttemptAt = iso(due);
@@ -684,7 +793,7 @@ export class WebhookDispatcher {
     next.force = row.force;
     next.dueAt = iso(due);
     this.s.log.debug({ ...log, delayMs: delay }, 'webhook delivery failed: retry scheduled');
-    return this.record(flight, done, next);
+    return this.record(done, next);
   }
 
   private async pruneOld(): Promise<void> {
@@ -696,4 +805,11 @@ export class WebhookDispatcher {
       this.s.log.warn({ err }, 'webhook delivery log could not be pruned');
     }
   }
+}
+
+/** Adds `by` to a count kept per key, dropping the key at zero. */
+function count(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

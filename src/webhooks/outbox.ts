@@ -25,6 +25,12 @@ export interface ClaimedDelivery extends StoredDelivery {
   readonly webhook?: CurrentWebhook | null;
 }
 
+/** A claimed attempt as made (its status no longer `pending`), and the attempt that follows it, if any. */
+export interface Outcome {
+  readonly done: StoredDelivery;
+  readonly next?: StoredDelivery;
+}
+
 export interface DeliveryQuery {
   /** This status, or any of these. */
   status?: DeliveryStatus | readonly DeliveryStatus[];
@@ -77,10 +83,11 @@ export interface DeliveryLog {
    */
   claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /**
-   * Writes a claimed attempt's outcome, and the attempt that follows it if any, while `owner` still holds its lease.
-   * False when the lease was lost (it ran out and another worker claimed the row): nothing is written.
+   * Writes claimed attempts' outcomes, each with the attempt that follows it if any, for the rows `owner` still
+   * holds the lease of; answers their ids. An attempt whose lease was lost (it ran out and another worker claimed
+   * the row) is not in the answer, and nothing of it is written.
    */
-  settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean>;
+  settle(outcomes: readonly Outcome[], owner: string): Promise<ReadonlySet<string>>;
   /** Gives claimed rows back, still pending and due at once (an attempt cut short by a shutdown). */
   release(ids: readonly string[], owner: string): Promise<void>;
   /** A webhook's attempts, newest first (`createdAt`, then the order they were added), as `page` orders them. */

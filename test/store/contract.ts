@@ -2,12 +2,14 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NestedTransactionError, type Store } from '../../src/store/store.ts';
 import { AnyOf } from '../../src/store/types.ts';
+import type { StoredDelivery } from '../../src/webhooks/outbox.ts';
 import * as data from '../../src/store/seed-data.ts';
 import { seedInto } from '../../src/store/seed.ts';
 import {
   T,
   activity,
   comment,
+  delivery,
   milestone,
   ms,
   notification,
@@ -505,6 +507,60 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
           });
         await Promise.all(Array.from({ length: 8 }, increment));
         assert.equal((await store.projects.get('p1'))?.name, '8');
+      });
+    });
+
+    describe('webhook outbox', () => {
+      test('one settle writes many outcomes: only the rows the worker holds, each with its next attempt', async () => {
+        await store.deliveries.add(['a', 'b', 'c', 'd'].map((id) => delivery(`dlv_${id}`, 'wh_1')));
+        const claimed = await store.deliveries.claim({
+          now: T(1),
+          leaseUntil: T(2),
+          owner: 'w',
+          limit: 3,
+          perWebhook: 3,
+          busy: new Map(),
+        });
+        assert.deepEqual(ids(claimed).sort(), ['dlv_a', 'dlv_b', 'dlv_c']);
+        const done = (id: string, over: Partial<StoredDelivery>): StoredDelivery => ({
+          ...delivery(id, 'wh_1'),
+          completedAt: T(1),
+          url: 'https://example.com/hook',
+          ...over,
+        });
+        const written = await store.deliveries.settle(
+          [
+            { done: done('dlv_a', { status: 'succeeded', responseStatus: 204 }) },
+            {
+              done: done('dlv_b', { status: 'failed', responseStatus: 500, nextAttemptAt: T(3) }),
+              next: delivery('dlv_b2', 'wh_1', { attempt: 2, dueAt: T(3) }),
+            },
+            // Not this worker's: dlv_c is held by `w` and settled by someone else, dlv_d by nobody.
+            { done: done('dlv_d', { status: 'failed' }), next: delivery('dlv_d2', 'wh_1', { attempt: 2 }) },
+          ],
+          'w',
+        );
+        assert.deepEqual([...written].sort(), ['dlv_a', 'dlv_b']);
+        assert.deepEqual(
+          [...(await store.deliveries.settle([{ done: done('dlv_c', { status: 'failed' }) }], 'x'))],
+          [],
+        );
+        const status = async (id: string) => (await store.deliveries.find('wh_1', id))?.status;
+        assert.deepEqual(await Promise.all(['dlv_a', 'dlv_b', 'dlv_b2', 'dlv_c', 'dlv_d', 'dlv_d2'].map(status)), [
+          'succeeded',
+          'failed',
+          'pending',
+          'pending',
+          'pending',
+          undefined,
+        ]);
+        const b = (await store.deliveries.find('wh_1', 'dlv_b'))!;
+        assert.deepEqual(
+          [b.responseStatus, b.nextAttemptAt, b.url, b.leasedBy],
+          [500, T(3), 'https://example.com/hook', null],
+        );
+        assert.equal(await store.deliveries.pending(), 3);
+        assert.deepEqual([...(await store.deliveries.settle([], 'w'))], []);
       });
     });
 

@@ -509,7 +509,7 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
               ['dlv_q'],
             );
             const done = { ...claimed[0]!, status: 'succeeded' as const, completedAt: T(1), responseStatus: 204 };
-            assert.equal(await store.deliveries.settle(done, 'worker'), true);
+            assert.deepEqual([...(await store.deliveries.settle([{ done }], 'worker'))], ['dlv_q']);
           } finally {
             release();
             await request;

@@ -1,4 +1,4 @@
-import type { ClaimRequest, DeliveryLog, DeliveryQuery, StoredDelivery } from '../../webhooks/outbox.ts';
+import type { ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../../webhooks/outbox.ts';
 import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../../webhooks/outbox.ts';
 import type { Page, SortKey } from '../types.ts';
 import { compareKeys, valuesOf } from './order.ts';
@@ -78,15 +78,19 @@ export class MemoryDeliveryLog implements DeliveryLog {
     });
   }
 
-  async settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean> {
-    const row = this.waiting.get(done.id);
-    if (!row || row.leasedBy !== owner) return false;
-    this.dequeue(row);
-    Object.assign(row, done, { leasedBy: null, leaseUntil: null });
-    if (row.status !== 'pending') this.waiting.delete(row.id);
-    else this.enqueue(row);
-    if (next) this.put(next);
-    return true;
+  async settle(outcomes: readonly Outcome[], owner: string): Promise<ReadonlySet<string>> {
+    const kept = new Set<string>();
+    for (const { done, next } of outcomes) {
+      const row = this.waiting.get(done.id);
+      if (!row || row.leasedBy !== owner) continue;
+      this.dequeue(row);
+      Object.assign(row, done, { leasedBy: null, leaseUntil: null });
+      if (row.status !== 'pending') this.waiting.delete(row.id);
+      else this.enqueue(row);
+      if (next) this.put(next);
+      kept.add(done.id);
+    }
+    return kept;
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {

@@ -3,6 +3,7 @@ import type {
   ClaimRequest,
   DeliveryLog,
   DeliveryQuery,
+  Outcome,
   StoredDelivery,
 } from '../../webhooks/outbox.ts';
 import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../../webhooks/outbox.ts';
@@ -80,6 +81,9 @@ const COLUMNS = [
   ['lease_until', 'timestamptz'],
   ['leased_by', 'text'],
 ] as const;
+const COLUMN_NAMES = COLUMNS.map(([c]) => c).join(', ');
+/** The types of an outcome's columns, in the order `settle` sends them. */
+const OUTCOME_TYPES = ['text', 'text', 'int', 'text', 'int', 'timestamptz', 'timestamptz', 'text', 'int', 'text'];
 
 function values(r: StoredDelivery): unknown[] {
   return [
@@ -117,7 +121,7 @@ interface Hook {
 /** The rows that add deliveries. */
 function insert(rows: readonly StoredDelivery[]): RowInsert {
   return {
-    head: `INSERT INTO webhook_deliveries (${COLUMNS.map(([c]) => c).join(', ')}) VALUES`,
+    head: `INSERT INTO webhook_deliveries (${COLUMN_NAMES}) VALUES`,
     tuple: `(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})`,
     rows: rows.map(values),
   };
@@ -139,10 +143,10 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * dies leaves its rows leased; once the lease runs out (the attempt timeout plus a margin) any instance claims them
  * again. Settling checks the lease is still the worker's, so an attempt is written once.
  *
- * The workers' own statements (claim, settle, release, prune) go through the driver's `background` connections
- * when it has them: not in line behind the requests' transactions, and committed without waiting for the disk
- * (pg.ts). What a crash of the database server may lose of them is the outcome of the last attempts and their
- * leases: those deliveries are attempted again, as after a crash of the service (at least once).
+ * The workers' own statements (claim, settle, release, the next due time, prune) go through the driver's
+ * `background` connections when it has them: not in line behind the requests' transactions, and committed without
+ * waiting for the disk (pg.ts). What a crash of the database server may lose of them is the outcome of the last
+ * attempts and their leases: those deliveries are attempted again, as after a crash of the service (at least once).
  */
 export class SqlDeliveryLog implements DeliveryLog {
   readonly durable = true;
@@ -209,33 +213,60 @@ export class SqlDeliveryLog implements DeliveryLog {
     }));
   }
 
-  async settle(done: StoredDelivery, owner: string, next?: StoredDelivery): Promise<boolean> {
-    const write = async (db: SqlClient): Promise<boolean> => {
-      const updated = await db.query(
-        `UPDATE webhook_deliveries SET status = $3, response_status = $4, error = $5, duration_ms = $6,
-                completed_at = $7::timestamptz, next_attempt_at = $8::timestamptz, url = $9, queued_ms = $10,
-                stop_reason = $11, lease_until = NULL, leased_by = NULL
-          WHERE id = $1 AND status = 'pending' AND leased_by = $2 RETURNING 1`,
-        [
-          done.id,
-          owner,
-          done.status,
-          done.responseStatus,
-          done.error,
-          done.durationMs,
-          done.completedAt,
-          done.nextAttemptAt,
-          done.url,
-          done.queuedMs,
-          done.stopReason,
-        ],
-      );
-      if (updated.length === 0) return false;
-      if (next) await addRows(db, insert([next]));
-      return true;
-    };
-    if (!next || !this.driver) return write(this.worker);
-    return this.driver.transaction(write);
+  /**
+   * One statement for every outcome, however many: the outcomes as arrays, one per column (`unnest`), so that the
+   * text is the same whatever their number; the rows still leased to `owner` updated; the next attempts of those
+   * (and only those) added by the same statement, so an outcome and its retry are written together or not at all.
+   */
+  async settle(outcomes: readonly Outcome[], owner: string): Promise<ReadonlySet<string>> {
+    if (outcomes.length === 0) return new Set();
+    const params: unknown[] = [owner];
+    const arrays = (rows: readonly (readonly unknown[])[], types: readonly string[]) =>
+      types.map((type, i) => `$${params.push(rows.map((row) => row[i]))}::${type}[]`).join(', ');
+    const done = arrays(
+      outcomes.map(({ done: d }) => [
+        d.id,
+        d.status,
+        d.responseStatus,
+        d.error,
+        d.durationMs,
+        d.completedAt,
+        d.nextAttemptAt,
+        d.url,
+        d.queuedMs,
+        d.stopReason,
+      ]),
+      OUTCOME_TYPES,
+    );
+    const retries = outcomes.filter((o): o is Required<Outcome> => o.next !== undefined);
+    const added =
+      retries.length === 0
+        ? ''
+        : `, added AS (
+             INSERT INTO webhook_deliveries (${COLUMN_NAMES})
+             SELECT ${COLUMN_NAMES} FROM unnest(${arrays(
+               retries.map(({ done: d, next }) => [d.id, ...values(next)]),
+               ['text', ...COLUMNS.map(([, type]) => type)],
+             )}) AS n(after, ${COLUMN_NAMES})
+              WHERE n.after IN (SELECT id FROM settled)
+           )`;
+    const rows = await this.worker.query<{ id: string }>(
+      `WITH done AS (
+         SELECT * FROM unnest(${done}) AS o(id, status, response_status, error, duration_ms, completed_at,
+                                            next_attempt_at, url, queued_ms, stop_reason)
+       ), settled AS (
+         UPDATE webhook_deliveries d SET status = o.status, response_status = o.response_status, error = o.error,
+                duration_ms = o.duration_ms, completed_at = o.completed_at, next_attempt_at = o.next_attempt_at,
+                url = o.url, queued_ms = o.queued_ms, stop_reason = o.stop_reason, lease_until = NULL,
+                leased_by = NULL
+           FROM done o
+          WHERE d.id = o.id AND d.status = 'pending' AND d.leased_by = $1
+         RETURNING d.id
+       )${added}
+       SELECT id FROM settled`,
+      params,
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
@@ -296,7 +327,7 @@ export class SqlDeliveryLog implements DeliveryLog {
   }
 
   async nextDue(after: string): Promise<string | null> {
-    const [row] = await this.db.query<{ at: string | null }>(
+    const [row] = await this.worker.query<{ at: string | null }>(
       `SELECT ${stamp('min(due_at)')} AS at FROM webhook_deliveries
         WHERE status = 'pending' AND lease_until IS NULL AND due_at > $1::timestamptz`,
       [after],

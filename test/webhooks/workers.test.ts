@@ -1,0 +1,143 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemoryDeliveryLog } from '../../src/store/memory/deliveries.ts';
+import type { ClaimRequest, Outcome } from '../../src/webhooks/outbox.ts';
+import { delivery } from '../store/records.ts';
+import { SECRET, dispatcher, event, gate, receiver, target } from './helpers.ts';
+
+/** The memory outbox, with each claim's and each write's ids noted, and the first write held until `release`. */
+class WatchedLog extends MemoryDeliveryLog {
+  readonly claims: string[][] = [];
+  readonly writes: string[][] = [];
+  holdFirstWrite = false;
+  /** Run once, before the next `nextDue` reads the log. */
+  beforeNextDue: (() => Promise<void>) | undefined;
+  private held: (() => void) | undefined;
+
+  constructor() {
+    super(100);
+  }
+
+  override async claim(r: ClaimRequest) {
+    const rows = await super.claim(r);
+    this.claims.push(rows.map((row) => row.eventId));
+    return rows;
+  }
+
+  override async settle(outcomes: readonly Outcome[], owner: string) {
+    this.writes.push(outcomes.map((o) => o.done.eventId));
+    if (this.holdFirstWrite && this.writes.length === 1) await new Promise<void>((resolve) => (this.held = resolve));
+    return super.settle(outcomes, owner);
+  }
+
+  override async nextDue(after: string) {
+    const before = this.beforeNextDue;
+    this.beforeNextDue = undefined;
+    await before?.();
+    return super.nextDue(after);
+  }
+
+  releaseWrite(): void {
+    this.held?.();
+  }
+}
+
+test(
+  'a slot is free again once the answer is in, before the outcome is written; outcomes waiting meanwhile are written together',
+  // Were the slot held until the write, the second request would wait for the held write: fail, do not hang.
+  { timeout: 10_000 },
+  async (t) => {
+    const rx = await receiver(t);
+    const outbox = new WatchedLog();
+    outbox.holdFirstWrite = true;
+    t.after(() => outbox.releaseWrite()); // before the dispatcher closes, should the test fail with the write held
+    const { d } = dispatcher(t, { concurrency: 1, perWebhookConcurrency: 1, outbox });
+    const events = Array.from({ length: 4 }, () => event());
+    const ids = events.map((e) => e.id);
+    for (const e of events) d.enqueue(target(rx.url), e);
+    // The fourth request is sent once the third is answered, and so once the third's outcome waits to be written.
+    await rx.arrived(4);
+    assert.equal(rx.maxConcurrent, 1, 'one request at a time');
+    assert.deepEqual(outbox.writes, [[ids[0]]], 'the first write is still under way');
+    outbox.releaseWrite();
+    await d.idle();
+    assert.deepEqual(outbox.writes.flat(), ids);
+    assert.deepEqual(outbox.writes[1]!.slice(0, 2), [ids[1], ids[2]], 'written in one statement');
+    assert.deepEqual(
+      (await d.deliveries('wh_001')).map((r) => r.status),
+      ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    );
+  },
+);
+
+test('rows claimed ahead wait for a slot, and are given back at close with the attempts cut short', async (t) => {
+  const hanging = gate();
+  t.after(() => hanging.release());
+  const rx = await receiver(t, hanging.handler);
+  const outbox = new WatchedLog();
+  const { d, timers } = dispatcher(t, { concurrency: 1, perWebhookConcurrency: 1, outbox });
+  const events = Array.from({ length: 3 }, () => event());
+  for (const e of events) d.enqueue(target(rx.url), e);
+  await rx.arrived(1);
+  await new Promise((resolve) => setImmediate(resolve));
+  const leased = async () =>
+    (await outbox.list('wh_001'))
+      .filter((r) => r.leasedBy !== null)
+      .map((r) => r.eventId)
+      .sort();
+  // One request in flight, one more claimed ahead (one slot, claimed twice over), the third left in the outbox.
+  assert.deepEqual(await leased(), [events[0]!.id, events[1]!.id].sort());
+  assert.equal(rx.requests.length, 1);
+  await timers.drive(d.close(0));
+  assert.deepEqual(await leased(), [], 'nothing left leased: the next start or another instance takes them at once');
+  assert.equal(await outbox.pending(), 3);
+});
+
+test('a row claimed ahead whose lease no longer covers an attempt is given back and claimed again, not sent on it', async (t) => {
+  const slow = gate();
+  const rx = await receiver(t, slow.handler);
+  const outbox = new WatchedLog();
+  // timeoutMs 300 (the helper's): a lease of 5,300 ms from the claim.
+  const { d, clock } = dispatcher(t, { concurrency: 1, perWebhookConcurrency: 1, outbox });
+  const [first, second] = [event(), event()];
+  d.enqueue(target(rx.url), first);
+  d.enqueue(target(rx.url), second);
+  await rx.arrived(1);
+  assert.deepEqual(outbox.claims.flat(), [first.id, second.id], 'the second claimed ahead');
+  // The first request takes 5 s: the second's lease has 300 ms left, less than an attempt may take.
+  clock.advance(5_000);
+  slow.release();
+  await d.idle();
+  assert.deepEqual(outbox.claims.flat(), [first.id, second.id, second.id]);
+  assert.deepEqual(
+    rx.requests.map((r) => r.headers['webhook-id']),
+    [first.id, second.id],
+  );
+  assert.deepEqual(
+    (await d.deliveries('wh_001')).map((r) => r.status),
+    ['succeeded', 'succeeded'],
+  );
+});
+
+test('a look-ahead that finds a row due by the time its answer comes claims it at once, without a wake-up timer', async (t) => {
+  const rx = await receiver(t);
+  const outbox = new WatchedLog();
+  const the: { clock?: { now(): Date; advance(ms: number): void } } = {};
+  // While the first pass asks when the next row falls due, another instance adds one due just after the pass's
+  // instant, and the clock moves past it (a steady flow of changes, the answer slow to come).
+  outbox.beforeNextDue = async () => {
+    const due = new Date(the.clock!.now().getTime() + 1).toISOString();
+    await outbox.add([delivery('dlv_other', 'wh_001', { createdAt: due, dueAt: due })]);
+    the.clock!.advance(5);
+  };
+  const hook = { id: 'wh_001', url: rx.url, secret: SECRET, active: true };
+  const made = dispatcher(t, { outbox, current: async () => hook });
+  the.clock = made.clock;
+  await rx.arrived(1);
+  await made.d.idle();
+  assert.deepEqual(made.timers.pending, [], 'no wake-up left behind');
+  assert.deepEqual(
+    (await made.d.deliveries('wh_001')).map((r) => [r.id, r.status]),
+    [['dlv_other', 'succeeded']],
+  );
+});
