@@ -47,9 +47,13 @@ async function snapshot(server: ServerProcess): Promise<Record<string, unknown>>
   return out;
 }
 
-/** Starts the service with `env`; killed at the end of the test if still running. */
+/**
+ * Starts the service with `env`; killed at the end of the test if still running. A fresh embedded database (its
+ * `initdb`, in WebAssembly) takes about 9 s to start on an idle 2-core machine, and several times that while the
+ * rest of the suite runs beside it: a start is given 90 s, as in the two-instance tests.
+ */
 async function start(t: TestContext, env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startServer([], env);
+  const server = await startServer([], env, { startTimeoutMs: 90_000 });
   t.after(() => killAll(server.child));
   return server;
 }
