@@ -439,12 +439,13 @@ async function fairness(store: 'memory' | 'postgres') {
     log(
       `  ${r2(res.requests.total / res.duration)} POST/s, cpu service ${usage.cpu.toFixed(2)}` +
         (usage.db === undefined ? '' : `, PostgreSQL ${usage.db.toFixed(2)}`) +
-        `, hanging receiver holding ${hanging.open()} connections\n  healthy: ${delayLine(d)}\n  target healthy p99 < 1 s: ${verdict(met)}`,
+        `, hanging receiver holding ${hanging.requests()} requests on ${hanging.open()} connections\n  healthy: ${delayLine(d)}\n  target healthy p99 < 1 s: ${verdict(met)}`,
     );
     return {
       store,
       rps: r2(res.requests.total / res.duration),
       cpu: r2(usage.cpu),
+      hangingRequests: hanging.requests(),
       hangingOpen: hanging.open(),
       ...d,
       met,

@@ -21,7 +21,12 @@ export interface WebhookResult {
   ratioOfMedians: number;
   /** RSS in MB at the end of each round, and the highest seen. */
   rssMb: { noReceiver: number[]; hanging: number[]; maxNoReceiver: number; maxHanging: number };
-  /** Connections the hanging receiver was holding open at the end (bounded by WEBHOOK_CONCURRENCY). */
+  /**
+   * At the end: the requests the hanging receiver was holding (bounded by WEBHOOK_CONCURRENCY_PER_WEBHOOK), and the
+   * connections open to it, which can be a few more: undici's pool opens a connection now and then that carries no
+   * request and closes by itself within seconds.
+   */
+  receiverRequests: number;
   receiverOpen: number;
   /** The hanging webhook's last delivery records, counted by status and error. */
   deliveryLog: Record<string, number>;
@@ -75,7 +80,7 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
         side.runs.push({ ...m, cpu, others });
         side.rss.push(mb(rssBytes(pid)));
         o.log(
-          `  ${side.name.padEnd(10)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, RSS ${mb(rssBytes(pid))} MB (receiver holding ${receiver.open()} connections)`,
+          `  ${side.name.padEnd(10)} round ${round}: ${Math.round(m.rps)} req/s, p99 ${m.p99} ms, RSS ${mb(rssBytes(pid))} MB (receiver holding ${receiver.requests()} requests on ${receiver.open()} connections)`,
         );
       }
       deliveries = (await call(sides[1]!.server!, 'GET', `/api/webhooks/${hookId}/deliveries`)) as typeof deliveries;
@@ -99,6 +104,7 @@ export async function webhookSection(o: Options): Promise<WebhookResult> {
         maxNoReceiver: mb(sides[0]!.max),
         maxHanging: mb(sides[1]!.max),
       },
+      receiverRequests: receiver.requests(),
       receiverOpen: receiver.open(),
       deliveryLog,
     };
@@ -128,19 +134,30 @@ export async function call(server: Running, method: string, path: string, body?:
 }
 
 /** A TCP server on loopback that accepts connections, reads what is sent, and never answers. */
-export async function hangingReceiver(): Promise<{ port: number; open: () => number; close: () => void }> {
+export async function hangingReceiver(): Promise<{
+  port: number;
+  open: () => number;
+  requests: () => number;
+  close: () => void;
+}> {
   const port = await freePort();
   const sockets = new Set<Socket>();
+  /** The connections a request came on: the attempts waiting for an answer. */
+  const asked = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
-    socket.on('data', () => {}); // read and ignore
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('data', () => asked.add(socket)); // read and ignore
+    socket.on('close', () => {
+      sockets.delete(socket);
+      asked.delete(socket);
+    });
     socket.on('error', () => {});
   });
   await new Promise<void>((resolve) => server.listen(port, HOST, resolve));
   return {
     port,
     open: () => sockets.size,
+    requests: () => asked.size,
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();
