@@ -519,16 +519,20 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
       );
 
       test(
-        "only the workers' sessions commit without waiting for the disk",
+        "only the workers' sessions commit without waiting for the disk and plan each statement afresh",
         { skip: target.shared ? false : 'no separate sessions' },
         async () => {
           const driver = await (await target.fresh()).driver();
           try {
             const show = async (db: Pick<SqlDriver, 'query'>) =>
-              (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit'))[0]!.synchronous_commit;
-            assert.equal(await show(driver.background!), 'off');
-            assert.equal(await show(driver), 'on');
-            assert.equal(await driver.transaction((client) => show(client)), 'on');
+              (
+                await db.query<{ sync: string; plans: string }>(
+                  `SELECT current_setting('synchronous_commit') AS sync, current_setting('plan_cache_mode') AS plans`,
+                )
+              )[0]!;
+            assert.deepEqual(await show(driver.background!), { sync: 'off', plans: 'force_custom_plan' });
+            assert.deepEqual(await show(driver), { sync: 'on', plans: 'auto' });
+            assert.deepEqual(await driver.transaction((client) => show(client)), { sync: 'on', plans: 'auto' });
           } finally {
             await driver.close();
           }

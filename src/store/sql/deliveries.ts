@@ -139,7 +139,9 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * Claiming is one statement: the due, unleased pending rows, at most `perWebhook` per webhook (less what the
  * worker already has in flight), oldest due first, found webhook by webhook (migration 008: a webhook with a long
  * backlog, a receiver that is down, costs one index probe, not a pass over its rows), locked with
- * `FOR UPDATE SKIP LOCKED` (two instances never take the same row) and leased until `leaseUntil`. A worker that
+ * `FOR UPDATE SKIP LOCKED` (two instances never take the same row) and leased until `leaseUntil`; each candidate is
+ * locked through its id and updated through the row it locked (`ctid`), so that the claim reads only the rows it
+ * takes, however long the backlog of a receiver that is down. A worker that
  * dies leaves its rows leased; once the lease runs out (the attempt timeout plus a margin) any instance claims them
  * again. Settling checks the lease is still the worker's, so an attempt is written once.
  *
@@ -196,13 +198,15 @@ export class SqlDeliveryLog implements DeliveryLog {
          ORDER BY c.due_at, c.seq
          LIMIT $2::int
        ), locked AS (
-         SELECT d.id, d.webhook_id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
-          WHERE d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
-          FOR UPDATE OF d SKIP LOCKED
+         SELECT l.ctid, l.webhook_id FROM candidates c CROSS JOIN LATERAL (
+           SELECT d.ctid, d.webhook_id FROM webhook_deliveries d
+            WHERE d.id = c.id AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
+              FOR UPDATE OF d SKIP LOCKED
+         ) l
        )
        UPDATE webhook_deliveries d SET lease_until = $6::timestamptz, leased_by = $7::text
          FROM locked LEFT JOIN webhooks w ON w.id = locked.webhook_id
-        WHERE d.id = locked.id
+        WHERE d.ctid = locked.ctid
        RETURNING ${fields('d.')}, w.id AS "@hookId", w.url AS "@hookUrl", w.secret AS "@hookSecret",
                  w.active AS "@hookActive"`,
       [r.now, r.limit, r.perWebhook, busy.map(([id]) => id), busy.map(([, n]) => n), r.leaseUntil, r.owner],

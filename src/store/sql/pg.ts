@@ -57,8 +57,16 @@ export class PgDriver implements SqlDriver {
     this.options = options;
     this.location = describe(options.connectionString);
     this.pool = newPool(options, options.poolSize);
-    // Its commits do not wait for the disk: see `background` in driver.ts and SqlDeliveryLog.
-    const background = newPool(options, BACKGROUND_POOL_SIZE, '-c synchronous_commit=off');
+    // Its commits do not wait for the disk: see `background` in driver.ts and SqlDeliveryLog. Its statements are
+    // planned at each call, for the table as it is then: the outbox's pending rows go from none to a backlog of
+    // thousands within seconds (a receiver that is down), faster than statistics follow, and a plan cached while
+    // the table was empty (sequential scans) made each claim read the whole backlog. Planning a claim costs about
+    // half a millisecond, a few claims a second or a few hundred.
+    const background = newPool(
+      options,
+      BACKGROUND_POOL_SIZE,
+      '-c synchronous_commit=off -c plan_cache_mode=force_custom_plan',
+    );
     this.backgroundPool = background;
     this.own = this.clientOver((query) => this.pool.query(query));
     this.background = this.clientOver((query) => background.query(query));
