@@ -81,9 +81,9 @@ export const ConfigSchema = Type.Object({
   webhookTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
   /** Deliver to loopback, private, link-local and metadata addresses too. */
   webhookAllowPrivate: Type.Boolean({ default: false }),
-  webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 16 }),
+  webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
   /** Attempts in flight at once to one webhook (per instance): a receiver that hangs holds at most these slots. */
-  webhookConcurrencyPerWebhook: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
+  webhookConcurrencyPerWebhook: Type.Integer({ minimum: 1, maximum: 1000, default: 8 }),
   webhookMaxQueue: Type.Integer({ minimum: 1, default: 10_000 }),
   /** Attempt records kept per webhook by the memory store. */
   webhookHistory: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),

@@ -22,7 +22,8 @@ test('defaults: 127.0.0.1:3000, info, 1 MiB bodies, the production retry schedul
   assert.equal(c.logLevel, 'info');
   assert.equal(c.bodyLimit, 1_048_576);
   assert.deepEqual(c.webhookRetrySchedule, [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
-  assert.equal(c.webhookConcurrencyPerWebhook, 4);
+  assert.equal(c.webhookConcurrency, 32);
+  assert.equal(c.webhookConcurrencyPerWebhook, 8);
   assert.equal(c.webhookHistoryDays, 30);
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.webhookRetrySchedule));
   assert.deepEqual(DEFAULT_CONFIG, c);

@@ -33,20 +33,20 @@ test('at most `concurrency` requests are in flight; the rest wait their turn in 
   assert.ok((await d.deliveries('wh_001')).every((r) => r.status === 'succeeded'));
 });
 
-test('the default 16 requests in flight at once (4 webhooks, 4 each) make Node print no warning (each listens for the shutdown)', async (t) => {
+test('the default 32 requests in flight at once (4 webhooks, 8 each) make Node print no warning (each listens for the shutdown)', async (t) => {
   const warnings: Error[] = [];
   const onWarning = (w: Error) => warnings.push(w);
   process.on('warning', onWarning);
   t.after(() => process.off('warning', onWarning));
   const slow = gate();
   const rx = await receiver(t, slow.handler);
-  const { d } = dispatcher(t, { timeoutMs: 2_000 }); // concurrency: the default, 16
-  for (let i = 0; i < 20; i++) d.enqueue(target(rx.url, `wh_${i % 4}`), event());
-  await rx.arrived(16);
-  assert.equal(rx.concurrent, 16);
+  const { d } = dispatcher(t, { timeoutMs: 2_000 }); // concurrency: the default, 32
+  for (let i = 0; i < 40; i++) d.enqueue(target(rx.url, `wh_${i % 4}`), event());
+  await rx.arrived(32);
+  assert.equal(rx.concurrent, 32);
   slow.release();
   await d.idle();
-  assert.equal(rx.requests.length, 20);
+  assert.equal(rx.requests.length, 40);
   await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
   assert.deepEqual(
     warnings.map((w) => w.name),
@@ -216,8 +216,8 @@ test('a receiver that hangs does not hold up the API: the write has answered whi
   for (let i = 0; i < 20; i++)
     created.push((await api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` })).status);
   assert.deepEqual(new Set(created), new Set([201]));
-  await r.arrived(4);
-  assert.equal(r.concurrent, 4, 'outbound requests to one webhook bounded by the per-webhook limit');
+  await r.arrived(8);
+  assert.equal(r.concurrent, 8, 'outbound requests to one webhook bounded by the per-webhook limit (the default, 8)');
   assert.equal((await api.get('/api/tasks?projectId=proj_001')).body.count, 23);
 });
 
