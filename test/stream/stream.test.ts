@@ -321,6 +321,40 @@ describe('GET /api/stream', () => {
     assert.match(plain.body, /^retry: 2000\n\nid: \d+(-\d+)?\nevent: task\.created\ndata: .*Over HTTP\/1\.0.*\n\n$/);
   });
 
+  // The events shared by several clients go straight to each connection (client.ts `putShared`): what the connection
+  // has not sent yet still counts against the client's bound.
+  test('a client that stops reading is cut at STREAM_CLIENT_BUFFER_BYTES, and its place frees', async (t) => {
+    const { api, base } = await streaming(t, {
+      config: { logLevel: 'silent', streamMaxClients: 1, streamClientBufferBytes: 4_096 },
+    });
+    const { port } = new URL(base);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    t.after(() => socket.destroy());
+    let received = '';
+    let closed = false;
+    socket.setEncoding('latin1').on('data', (text: string) => (received += text));
+    socket.on('close', () => (closed = true));
+    socket.write('GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await waitFor(() => received.includes('retry: 2000'));
+    socket.pause(); // reads nothing more: the kernel's buffers fill, then the connection's
+    assert.equal((await fetch(`${base}/api/stream`)).status, 503, 'the one place is taken');
+    const description = 'x'.repeat(10_000);
+    let made = 0;
+    let place = 503;
+    while (place === 503 && made < 4_000) {
+      for (let i = 0; i < 50; i++)
+        await api.post('/api/tasks', { projectId: 'proj_001', title: `T${made++}`, description });
+      const next = await fetch(`${base}/api/stream`);
+      place = next.status;
+      await next.body?.cancel();
+    }
+    assert.equal(place, 200, `still taken after ${made} changes of 10 kB`);
+    socket.resume();
+    await waitFor(() => closed, 10_000);
+    const creates = received.split('event: task.created\n').length - 1;
+    assert.ok(creates < made, `${creates} of the ${made} creates reached the client before the cut`);
+  });
+
   test('the stream ends at once when the service closes', async (t) => {
     const { app, open } = await streaming(t);
     const stream = await open();
