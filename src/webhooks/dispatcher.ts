@@ -80,7 +80,10 @@ export class WebhookDispatcher {
   private readonly known = new Map<string, DeliveryTarget>();
   /** Attempts started whose outcome is not written yet (their request may be over). */
   private readonly inFlight = new Map<string, InFlight>();
-  /** Claimed ahead, in the order claimed, waiting for a slot of their webhook (never more than `concurrency`). */
+  /**
+   * Claimed ahead, in the order claimed, waiting for a slot: a claim keeps these and the slots taken within twice
+   * `concurrency`.
+   */
   private ready: InFlight[] = [];
   /** Requests under way (the slots taken), in all and per webhook. */
   private sending = 0;
