@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { iso } from '../core/runtime.ts';
 import { MemoryDeliveryLog } from '../store/memory/deliveries.ts';
@@ -90,7 +91,10 @@ export class WebhookDispatcher {
   private readonly sendingTo = new Map<string, number>();
   /** Rows held per webhook, sending or ready: what a claim counts against a webhook's share. */
   private readonly held = new Map<string, number>();
-  /** Outcomes waiting to be written, and the write under way: one statement for all that wait meanwhile. */
+  /**
+   * Outcomes waiting to be written, and whether a write is under way or waiting out `gatherMs`: one statement for
+   * all that wait meanwhile.
+   */
   private unwritten: Unwritten[] = [];
   private writing = false;
   /** Work in hand outside the attempts: staging, claim passes, `onGone` callbacks; {@link idle} waits for it. */
@@ -100,8 +104,14 @@ export class WebhookDispatcher {
   private poll: NodeJS.Timeout | undefined;
   private prune: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
-  /** A claim pass running, and whether another was asked for meanwhile (and as of when). */
+  /**
+   * A claim pass running (or waiting out `gatherMs` to begin), and whether another was asked for meanwhile (and as
+   * of when).
+   */
   private passing: Promise<void> | undefined;
+  /** When the last claim pass and the last outcome write began (`performance.now()`): see {@link gatherWait}. */
+  private lastPassAt = -Infinity;
+  private lastWriteAt = -Infinity;
   private again: number | undefined;
   private againLookAhead = false;
   /** The latest instant a wake-up timer fired for: what is due by then is due, whatever the clock says. */
@@ -321,7 +331,19 @@ export class WebhookDispatcher {
       this.againLookAhead ||= lookAhead;
       return;
     }
-    const pass = this.pass(asOf, lookAhead).finally(() => {
+    let pass: Promise<void>;
+    const wait = this.gatherWait(this.lastPassAt);
+    if (wait > 0) {
+      // A pass right after the last one (changes and answers coming faster than claims): this one waits out the
+      // rest of the gap, taking the wake-ups that come meanwhile, and claims their rows together.
+      this.again = asOf ?? -Infinity;
+      this.againLookAhead = lookAhead;
+      pass = delay(wait);
+    } else {
+      this.lastPassAt = performance.now();
+      pass = this.pass(asOf, lookAhead);
+    }
+    pass = pass.finally(() => {
       this.passing = undefined;
       if (this.again !== undefined) {
         const next = this.again;
@@ -394,6 +416,15 @@ export class WebhookDispatcher {
     }
     if (!this.s.dispatcher) await this.agent.destroy().catch(() => {});
     return { left };
+  }
+
+  /**
+   * How long a claim pass or an outcome write that would begin now waits, the last one having begun at `since`
+   * (`performance.now()`): on a durable store, what comes within `gatherMs` of the last one goes in one statement
+   * (options.ts). Alone, a pass or a write goes at once.
+   */
+  private gatherWait(since: number): number {
+    return this.outbox.durable ? since + this.s.gatherMs - performance.now() : 0;
   }
 
   /** Resolves when nothing is in flight. */
@@ -607,11 +638,22 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Writes the outcomes waiting, in one statement, unless a write is under way: then they wait for it to end, with
-   * those that come meanwhile. Under load a write carries many outcomes; alone, one goes at once.
+   * Writes the outcomes waiting, in one statement, unless a write is under way or (a durable store) began less than
+   * `gatherMs` ago: then they wait for it, with those that come meanwhile. Under load a write carries many
+   * outcomes; alone, one goes at once.
    */
   private writeOutcomes(): void {
     if (this.writing || this.unwritten.length === 0) return;
+    const wait = this.gatherWait(this.lastWriteAt);
+    if (wait > 0) {
+      this.writing = true;
+      void delay(wait).then(() => {
+        this.writing = false;
+        this.writeOutcomes();
+      });
+      return;
+    }
+    this.lastWriteAt = performance.now();
     const batch = this.unwritten;
     this.unwritten = [];
     this.writing = true;

@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryDeliveryLog } from '../../src/store/memory/deliveries.ts';
 import type { ClaimRequest, Outcome } from '../../src/webhooks/outbox.ts';
 import { delivery } from '../store/records.ts';
-import { SECRET, dispatcher, event, gate, receiver, target } from './helpers.ts';
+import { resolveOptions } from '../../src/webhooks/options.ts';
+import { FakeClock } from '../helpers/app.ts';
+import { SECRET, captureLogger, dispatcher, event, gate, receiver, sequentialIds, target } from './helpers.ts';
 
 /** The memory outbox, with each claim's and each write's ids noted, and the first write held until `release`. */
 class WatchedLog extends MemoryDeliveryLog {
@@ -63,6 +66,55 @@ test(
     await d.idle();
     assert.deepEqual(outbox.writes.flat(), ids);
     assert.deepEqual(outbox.writes[1]!.slice(0, 2), [ids[1], ids[2]], 'written in one statement');
+    assert.deepEqual(
+      (await d.deliveries('wh_001')).map((r) => r.status),
+      ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    );
+  },
+);
+
+test('gatherMs must be a non-negative number of milliseconds', () => {
+  const base = {
+    clock: new FakeClock(new Date().toISOString()),
+    ids: sequentialIds(),
+    log: captureLogger(),
+    allowPrivate: true,
+  };
+  for (const gatherMs of [-1, Number.NaN, Infinity])
+    assert.throws(() => resolveOptions({ ...base, gatherMs }), /gatherMs must be a non-negative number/);
+  assert.equal(resolveOptions({ ...base, gatherMs: 0 }).gatherMs, 0);
+  assert.equal(resolveOptions(base).gatherMs, 10);
+});
+
+test(
+  'on a durable store, claims and outcome writes asked for within gatherMs of the last one go together; alone, one goes at once',
+  { timeout: 20_000 },
+  async (t) => {
+    const GAP = 1_000;
+    // The third request is answered 100 ms after it comes, the fourth 200 ms after: one write each without the gap.
+    const rx = await receiver(
+      t,
+      (_req, res, n) => void setTimeout(() => res.end('ok'), n === 3 ? 100 : n === 4 ? 200 : 0),
+    );
+    const outbox = new WatchedLog();
+    (outbox as { durable: boolean }).durable = true;
+    const { d } = dispatcher(t, { outbox, gatherMs: GAP, pollMs: 60_000 });
+    await sleep(GAP + 100); // past the gap of the start's own pass
+    const [a, b, c, e] = Array.from({ length: 4 }, () => event());
+    const enqueued = performance.now();
+    d.enqueue(target(rx.url), a!);
+    await rx.arrived(1);
+    assert.ok(rx.requests[0]!.at - enqueued < GAP, 'a lone delivery is claimed and sent at once');
+    // Asked for within the gap after the first pass: they wait for its end and are claimed in one pass.
+    for (const x of [b!, c!, e!]) d.enqueue(target(rx.url), x);
+    await rx.arrived(4);
+    await d.idle();
+    assert.deepEqual(
+      outbox.claims.filter((rows) => rows.length > 0),
+      [[a!.id], [b!.id, c!.id, e!.id]],
+    );
+    // The second's outcome is written alone (the first write was a gap ago), the last two together, a gap later.
+    assert.deepEqual(outbox.writes, [[a!.id], [b!.id], [c!.id, e!.id]]);
     assert.deepEqual(
       (await d.deliveries('wh_001')).map((r) => r.status),
       ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
