@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrate } from '../../src/store/sql/migrate.ts';
 import { PgDriver } from '../../src/store/sql/pg.ts';
-import { STREAM_CHANNEL, SqlStreamLog, StreamLogReader } from '../../src/store/sql/stream-log.ts';
+import { STREAM_CHANNEL, SqlStreamLog, StreamLogReader, type StreamRow } from '../../src/store/sql/stream-log.ts';
 import { SqlSource } from '../../src/stream/sql-source.ts';
 import { compare, type Delivery } from '../../src/stream/source.ts';
 import { killAll, startServer, type ServerProcess } from '../helpers/server-process.ts';
@@ -74,7 +74,10 @@ test('retention: rows past it are deleted, and their positions can no longer be 
     await driver.transaction((c) => new SqlStreamLog(c).append([{ type, projectId: null, body: '{}' }]));
   }
   const reader = new StreamLogReader(driver);
-  const { rows } = await reader.after(undefined, 10);
+  // Rows are settled only once every older transaction on the server has ended, in any database (the snapshot's
+  // xmin is the server's): another test's open transaction holds them back a moment, so read again as the stream does.
+  let rows: StreamRow[] = [];
+  await untilAsync(async () => (rows = (await reader.after(undefined, 10)).rows).length === 3);
   assert.deepEqual(
     rows.map((r) => r.type),
     ['a', 'b', 'c'],
@@ -195,8 +198,12 @@ test(
 );
 
 async function until(ready: () => boolean, timeoutMs = 5_000): Promise<void> {
+  return untilAsync(async () => ready(), timeoutMs);
+}
+
+async function untilAsync(ready: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 10));
   }
