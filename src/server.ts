@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, inProduction, loadConfig, type Config } from './config.ts';
 import { openStore, StoreOpenError } from './store/index.ts';
+import { checksNesting } from './store/scope.ts';
 import type { Store } from './store/store.ts';
 
 /**
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
       poolSize: config.dbPoolSize,
       connectTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
+      checkNesting: checksNesting(inProduction()),
     });
   } catch (err) {
     if (err instanceof StoreOpenError) fail(`cannot start: ${err.message}`, 1);

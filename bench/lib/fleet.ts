@@ -25,8 +25,9 @@ export function freePort(): Promise<number> {
 export const serviceDist = { dir: 'dist' };
 
 /**
- * The service built to `dist/` and run with `node dist/server.js` and its defaults (seeded webhooks active,
- * LOG_LEVEL info), stdout to `logFile` or /dev/null. `env` adds settings (the webhook section's).
+ * The service built to `dist/` and run with `node dist/server.js` as a deployment runs it (`NODE_ENV=production`)
+ * with its defaults (seeded webhooks active, LOG_LEVEL info), stdout to `logFile` or /dev/null. `env` adds settings
+ * (the webhook section's).
  */
 export async function serviceSpec(
   env: Record<string, string> = {},
@@ -37,7 +38,7 @@ export async function serviceSpec(
   return {
     name: 'service',
     argv: [process.execPath, ...nodeArgs, `${serviceDist.dir}/server.js`],
-    env: { PORT: String(port), HOST, ...env },
+    env: { PORT: String(port), HOST, NODE_ENV: 'production', ...env },
     port,
     readyPath: '/api/health',
     ...(logFile ? { logFile } : {}),

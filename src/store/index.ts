@@ -22,6 +22,8 @@ export interface StoreOptions {
   connectTimeoutMs?: number;
   /** How long one statement may run on the PostgreSQL server. */
   statementTimeoutMs?: number;
+  /** Refuse a transaction opened inside another (`TransactionScope`, `checksNesting`); default true. */
+  checkNesting?: boolean;
 }
 
 /** The store could not be opened; the message is one line, fit to be shown as it is (no password in it). */
@@ -42,7 +44,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     throw new Error('set either a data directory or a database URL, not both');
   }
   if (dataDir === undefined && databaseUrl === undefined) {
-    const store = new MemoryStore({ activityLogMax: options.activityLogMax });
+    const store = new MemoryStore({ activityLogMax: options.activityLogMax, checkNesting: options.checkNesting });
     await seed(store);
     return store;
   }
@@ -61,7 +63,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       driver = await PgliteDriver.open(dataDir);
     }
     await migrate(driver);
-    const store = new SqlStore(driver);
+    const store = new SqlStore(driver, { checkNesting: options.checkNesting });
     await store.seed({ reset: options.resetData === true });
     return store;
   } catch (error) {

@@ -3,48 +3,52 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startServer } from '../helpers/server-process.ts';
 
-test('the server process serves the seeded API over real HTTP', async (t) => {
-  const server = await startServer();
-  t.after(() => server.child.kill('SIGKILL'));
-  const api = (path: string, init?: RequestInit) => fetch(`${server.baseUrl}${path}`, init);
+// NODE_ENV=production: the same API, with the store's nesting check dropped where it costs every promise (scope.ts).
+for (const env of [{}, { NODE_ENV: 'production' }] as Record<string, string>[]) {
+  const name = `the server process serves the seeded API over real HTTP${env.NODE_ENV ? ', NODE_ENV=production' : ''}`;
+  test(name, async (t) => {
+    const server = await startServer([], env);
+    t.after(() => server.child.kill('SIGKILL'));
+    const api = (path: string, init?: RequestInit) => fetch(`${server.baseUrl}${path}`, init);
 
-  const health = await api('/api/health');
-  assert.equal(health.status, 200);
-  const body = (await health.json()) as any;
-  assert.equal(body.status, 'ok');
-  assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
+    const health = await api('/api/health');
+    assert.equal(health.status, 200);
+    const body = (await health.json()) as any;
+    assert.equal(body.status, 'ok');
+    assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
 
-  const counts: Record<string, number> = { projects: 5, tasks: 10, teams: 3, comments: 6 };
-  for (const [path, count] of Object.entries(counts)) {
-    const res = await api(`/api/${path}`);
-    assert.equal(((await res.json()) as any).count, count, path);
-  }
+    const counts: Record<string, number> = { projects: 5, tasks: 10, teams: 3, comments: 6 };
+    for (const [path, count] of Object.entries(counts)) {
+      const res = await api(`/api/${path}`);
+      assert.equal(((await res.json()) as any).count, count, path);
+    }
 
-  const created = await api('/api/tasks', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ projectId: 'proj_002', title: 'Ship it', assignee: 'bob' }),
+    const created = await api('/api/tasks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ projectId: 'proj_002', title: 'Ship it', assignee: 'bob' }),
+    });
+    assert.equal(created.status, 201);
+    assert.match(created.headers.get('content-type') ?? '', /^application\/json; charset=utf-8/);
+    const task = ((await created.json()) as any).data;
+    assert.match(task.id, /^task_[A-Za-z0-9]{12,}$/);
+    assert.equal(task.status, 'todo');
+
+    const patched = await api(`/api/tasks/${task.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'done' }),
+    });
+    const after = ((await patched.json()) as any).data;
+    assert.equal(after.status, 'done');
+    assert.ok(after.updatedAt > task.updatedAt);
+
+    const missing = await api('/api/tasks/task_missing', { headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('x-request-id'), 'trace-123');
+    assert.deepEqual(Object.keys(((await missing.json()) as any).error).sort(), ['code', 'message']);
   });
-  assert.equal(created.status, 201);
-  assert.match(created.headers.get('content-type') ?? '', /^application\/json; charset=utf-8/);
-  const task = ((await created.json()) as any).data;
-  assert.match(task.id, /^task_[A-Za-z0-9]{12,}$/);
-  assert.equal(task.status, 'todo');
-
-  const patched = await api(`/api/tasks/${task.id}`, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ status: 'done' }),
-  });
-  const after = ((await patched.json()) as any).data;
-  assert.equal(after.status, 'done');
-  assert.ok(after.updatedAt > task.updatedAt);
-
-  const missing = await api('/api/tasks/task_missing', { headers: { 'x-request-id': 'trace-123' } });
-  assert.equal(missing.status, 404);
-  assert.equal(missing.headers.get('x-request-id'), 'trace-123');
-  assert.deepEqual(Object.keys(((await missing.json()) as any).error).sort(), ['code', 'message']);
-});
+}
 
 test('SIGTERM: the listener closes, a request already in flight completes, the process exits 0', async (t) => {
   const server = await startServer();

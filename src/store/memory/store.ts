@@ -30,6 +30,8 @@ export interface MemoryStoreOptions {
   activityLogMax?: number;
   /** Webhook delivery attempts kept per webhook (`WEBHOOK_HISTORY`); default 100. */
   webhookHistory?: number;
+  /** Refuse a transaction opened inside another (`TransactionScope`); default true. */
+  checkNesting?: boolean;
 }
 
 /**
@@ -59,11 +61,12 @@ export class MemoryStore implements Store {
   readonly deliveries: MemoryDeliveryLog;
 
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly scope = new TransactionScope();
+  private readonly scope: TransactionScope;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.activity = new MemoryActivityLog<ActivityEntry>({ max: options.activityLogMax });
     this.deliveries = new MemoryDeliveryLog(options.webhookHistory ?? 100);
+    this.scope = new TransactionScope(options.checkNesting);
   }
 
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {

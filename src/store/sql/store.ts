@@ -78,9 +78,14 @@ export class SqlStore implements Store {
   readonly tokens: Collection<TokenRecord>;
   readonly streamLog: StreamLog;
   readonly deliveries: DeliveryLog;
-  private readonly scope = new TransactionScope();
+  private readonly scope: TransactionScope;
 
-  constructor(readonly driver: SqlDriver) {
+  /** `checkNesting`: refuse a transaction opened inside another (`TransactionScope`). */
+  constructor(
+    readonly driver: SqlDriver,
+    options: { checkNesting?: boolean } = {},
+  ) {
+    this.scope = new TransactionScope(options.checkNesting);
     const c = collectionsOn(driver, driver);
     this.projects = c.projects;
     this.tasks = c.tasks;
