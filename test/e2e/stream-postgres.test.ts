@@ -12,6 +12,7 @@ import { SqlSource } from '../../src/stream/sql-source.ts';
 import { compare, type Delivery } from '../../src/stream/source.ts';
 import { killAll, startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { testServer } from '../store/sql-harness.ts';
+import { until } from '../helpers/until.ts';
 import { SseReader } from '../stream/sse.ts';
 
 const found = await testServer();
@@ -57,7 +58,7 @@ test(
     releaseOld();
     await old;
     source.committed([]);
-    await until(() => got.length === 2);
+    await until('both rows', () => got.length === 2);
     assert.deepEqual(
       got.map((d) => d.type),
       ['old', 'young'],
@@ -77,7 +78,7 @@ test('retention: rows past it are deleted, and their positions can no longer be 
   // Rows are settled only once every older transaction on the server has ended, in any database (the snapshot's
   // xmin is the server's): another test's open transaction holds them back a moment, so read again as the stream does.
   let rows: StreamRow[] = [];
-  await untilAsync(async () => (rows = (await reader.after(undefined, 10)).rows).length === 3);
+  await until('the three rows settled', async () => (rows = (await reader.after(undefined, 10)).rows).length === 3);
   assert.deepEqual(
     rows.map((r) => r.type),
     ['a', 'b', 'c'],
@@ -116,7 +117,7 @@ test('writers in parallel, a reader following: every row once, positions only gr
       }
     }),
   );
-  await until(() => got.length >= writers * each * 2, 20_000);
+  await until('every row', () => got.length >= writers * each * 2);
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(got.length, writers * each * 2);
   assert.equal(new Set(got.map((d) => d.id)).size, got.length, 'no row twice');
@@ -196,15 +197,3 @@ test(
     assert.match(lines[0]!, /"statusCode":200/);
   },
 );
-
-async function until(ready: () => boolean, timeoutMs = 5_000): Promise<void> {
-  return untilAsync(async () => ready(), timeoutMs);
-}
-
-async function untilAsync(ready: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killAll, startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { until } from '../helpers/until.ts';
 import { testServer } from '../store/sql-harness.ts';
 
 const found = await testServer();
@@ -65,14 +66,6 @@ async function call(server: ServerProcess, method: string, path: string, body?: 
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The service with webhooks to loopback allowed, short timeouts and retries. */

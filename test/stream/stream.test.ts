@@ -3,6 +3,7 @@ import net from 'node:net';
 import { describe, test } from 'node:test';
 import { EventSource } from 'eventsource';
 import { testApp } from '../helpers/app.ts';
+import { until } from '../helpers/until.ts';
 import { storeKind } from '../helpers/store.ts';
 import { listening, SseReader, streaming, type SseEvent } from './sse.ts';
 
@@ -269,11 +270,11 @@ describe('GET /api/stream', () => {
     });
     es.onerror = () => {};
     await api.post('/api/tasks', { projectId: 'proj_001', title: 'one' });
-    await waitFor(() => got.length === 1);
+    await until('the first event', () => got.length === 1);
     // The server drops every connection; meanwhile a change is made. The client reconnects with Last-Event-ID.
     app.server.closeAllConnections();
     await api.post('/api/tasks', { projectId: 'proj_001', title: 'two' });
-    await waitFor(() => got.length === 2, 8_000);
+    await until('the second event, after the reconnection', () => got.length === 2, 8_000);
     assert.deepEqual(
       got.map((e) => JSON.parse(e.data).data.title),
       ['one', 'two'],
@@ -290,11 +291,11 @@ describe('GET /api/stream', () => {
       let received = '';
       socket.setEncoding('latin1').on('data', (text: string) => (received += text));
       socket.write(`GET /api/stream?types=task.created HTTP/${version}\r\nHost: 127.0.0.1\r\n\r\n`);
-      await waitFor(() => received.includes('retry: 2000'));
+      await until('the stream to open', () => received.includes('retry: 2000'));
       await api.post('/api/tasks', { projectId: 'proj_001', title: `Over HTTP/${version}` });
       // The event's chunk, or the event as it is, complete.
       const tail = version === '1.1' ? '\n\n\r\n' : '\n\n';
-      await waitFor(() => received.includes(`Over HTTP/${version}`) && received.endsWith(tail));
+      await until('the whole event', () => received.includes(`Over HTTP/${version}`) && received.endsWith(tail));
       const end = received.indexOf('\r\n\r\n');
       return { head: received.slice(0, end).toLowerCase(), body: received.slice(end + 4) };
     };
@@ -335,7 +336,7 @@ describe('GET /api/stream', () => {
     socket.setEncoding('latin1').on('data', (text: string) => (received += text));
     socket.on('close', () => (closed = true));
     socket.write('GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await waitFor(() => received.includes('retry: 2000'));
+    await until('the stream to open', () => received.includes('retry: 2000'));
     socket.pause(); // reads nothing more: the kernel's buffers fill, then the connection's
     assert.equal((await fetch(`${base}/api/stream`)).status, 503, 'the one place is taken');
     const description = 'x'.repeat(10_000);
@@ -350,7 +351,7 @@ describe('GET /api/stream', () => {
     }
     assert.equal(place, 200, `still taken after ${made} changes of 10 kB`);
     socket.resume();
-    await waitFor(() => closed, 10_000);
+    await until('the connection to be cut', () => closed, 10_000);
     const creates = received.split('event: task.created\n').length - 1;
     assert.ok(creates < made, `${creates} of the ${made} creates reached the client before the cut`);
   });
@@ -364,14 +365,6 @@ describe('GET /api/stream', () => {
     assert.ok(Date.now() - started < 2_000, `closed in ${Date.now() - started} ms`);
   });
 });
-
-async function waitFor(ready: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('GET /api/stream: replay window and access lines', () => {
   const memoryOnly = { skip: storeKind() !== 'memory' && "the ring is the memory store's window" };
