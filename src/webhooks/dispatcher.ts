@@ -91,6 +91,8 @@ export class WebhookDispatcher {
   private readonly sendingTo = new Map<string, number>();
   /** Rows held per webhook, sending or ready: what a claim counts against a webhook's share. */
   private readonly held = new Map<string, number>();
+  /** Answers per webhook since the last claim pass began (timeouts aside): how fast each receiver takes its rows. */
+  private answered = new Map<string, number>();
   /**
    * Outcomes waiting to be written, and whether a write is under way or waiting out `gatherMs`: one statement for
    * all that wait meanwhile.
@@ -440,11 +442,18 @@ export class WebhookDispatcher {
 
   /**
    * Claims what is due and starts what a slot is free for; then sets the next wake-up. A claim takes, besides the
-   * free slots, as many rows again ahead (each webhook's share twice over, `concurrency` more in all): a slot freed
-   * by an answer goes to the next row at once, instead of after a claim's round trip, and a claim under load takes
-   * several rows at a time instead of one per freed slot.
+   * free slots, rows ahead (`concurrency` more in all): a slot freed by an answer goes to the next row at once,
+   * instead of after a claim's round trip, and a claim under load takes several rows at a time instead of one per
+   * freed slot. Ahead of a webhook's share, a claim takes as many rows again, or twice what its receiver answered
+   * since the last pass when that is more: a receiver that answers fast has the rows it will take before the next
+   * pass (passes are `gatherMs` apart under load), where a fixed number would cap its rate at that number a gap; one
+   * that hangs answers nothing and keeps twice its share.
    */
   private async pass(asOf: number | undefined, lookAhead: boolean): Promise<void> {
+    const answered = this.answered;
+    this.answered = new Map();
+    const share = this.s.perWebhookConcurrency;
+    const holds = (webhookId: string) => share + Math.max(share, 2 * (answered.get(webhookId) ?? 0));
     try {
       for (;;) {
         if (this.closed) return;
@@ -456,8 +465,13 @@ export class WebhookDispatcher {
           leaseUntil: iso(new Date(now.getTime() + this.s.timeoutMs + LEASE_MARGIN_MS)),
           owner: this.owner,
           limit: room,
-          perWebhook: 2 * this.s.perWebhookConcurrency,
-          busy: this.held,
+          perWebhook: 2 * share,
+          room: new Map(
+            [...new Set([...this.held.keys(), ...answered.keys()])].map((id) => [
+              id,
+              holds(id) - (this.held.get(id) ?? 0),
+            ]),
+          ),
         });
         // The webhook as it is now: as the claim read it (SQL) when it found it, or read here, once for the
         // deliveries to one webhook claimed together (`current` tells a deleted webhook from one the store does not
@@ -560,12 +574,14 @@ export class WebhookDispatcher {
 
   /**
    * Gives back an attempt's slot once its request is over (or was never to be made), before its outcome is written:
-   * the next ready row takes the slot at once, and a pass claims more.
+   * the next ready row takes the slot at once, and a pass claims more. `answered`: counted towards the rows its
+   * webhook is claimed ahead (not a timeout: a receiver that hangs gains nothing ahead).
    */
-  private free(flight: InFlight): void {
+  private free(flight: InFlight, answered = true): void {
     if (flight.freed) return;
     flight.freed = true;
     const { webhookId } = flight.row;
+    if (answered) count(this.answered, webhookId, 1);
     this.sending--;
     count(this.sendingTo, webhookId, -1);
     count(this.held, webhookId, -1);
@@ -594,7 +610,7 @@ export class WebhookDispatcher {
         });
       }
       const result = this.precheck(hook.url) ?? (await this.attempt(row, hook));
-      this.free(flight);
+      this.free(flight, result.outcome !== 'timeout');
       if (result.outcome === 'aborted' && this.closed) return void this.cut.push(row.id); // given back at close
       await this.settle(flight, hook, result, queuedMs);
     } catch (err) {

@@ -60,10 +60,10 @@ export interface ClaimRequest {
   owner: string;
   /** At most this many rows. */
   limit: number;
-  /** At most this many attempts in flight per webhook, counting `busy`. */
+  /** At most this many rows of a webhook that `room` does not name. */
   perWebhook: number;
-  /** Attempts the claiming worker already has in flight, per webhook. */
-  busy: ReadonlyMap<string, number>;
+  /** At most this many rows of each webhook named (what the claiming worker holds of it already counted). */
+  room: ReadonlyMap<string, number>;
 }
 
 /**

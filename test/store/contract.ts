@@ -511,6 +511,41 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
     });
 
     describe('webhook outbox', () => {
+      test('a claim takes at most `room` of each webhook it names, `perWebhook` of the others, `limit` in all', async () => {
+        await store.deliveries.add([
+          ...['a1', 'a2', 'a3', 'a4'].map((id) => delivery(`dlv_${id}`, 'wh_a')),
+          ...['b1', 'b2', 'b3', 'b4'].map((id) => delivery(`dlv_${id}`, 'wh_b')),
+          ...['c1', 'c2', 'c3', 'c4'].map((id) => delivery(`dlv_${id}`, 'wh_c')),
+        ]);
+        const claim = (room: [string, number][], limit = 10) =>
+          store.deliveries.claim({
+            now: T(1),
+            leaseUntil: T(2),
+            owner: 'w',
+            limit,
+            perWebhook: 2,
+            room: new Map(room),
+          });
+        const first = ids(
+          await claim([
+            ['wh_a', 3],
+            ['wh_b', 0],
+          ]),
+        );
+        assert.deepEqual(first.sort(), ['dlv_a1', 'dlv_a2', 'dlv_a3', 'dlv_c1', 'dlv_c2']);
+        // Rows already leased are not claimed again; a negative room is none.
+        assert.deepEqual(
+          ids(
+            await claim([
+              ['wh_a', 4],
+              ['wh_c', -1],
+            ]),
+          ).sort(),
+          ['dlv_a4', 'dlv_b1', 'dlv_b2'],
+        );
+        assert.equal((await claim([], 1)).length, 1, 'limit');
+      });
+
       test('one settle writes many outcomes: only the rows the worker holds, each with its next attempt', async () => {
         await store.deliveries.add(['a', 'b', 'c', 'd'].map((id) => delivery(`dlv_${id}`, 'wh_1')));
         const claimed = await store.deliveries.claim({
@@ -519,7 +554,7 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
           owner: 'w',
           limit: 3,
           perWebhook: 3,
-          busy: new Map(),
+          room: new Map(),
         });
         assert.deepEqual(ids(claimed).sort(), ['dlv_a', 'dlv_b', 'dlv_c']);
         const done = (id: string, over: Partial<StoredDelivery>): StoredDelivery => ({

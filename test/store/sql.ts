@@ -459,7 +459,7 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           owner: 'worker',
           limit: 10,
           perWebhook: 4,
-          busy: new Map(),
+          room: new Map(),
         });
 
       test("a claim leases due rows and reads each one's webhook as it is now; a deleted one is null", async (t) => {

@@ -122,6 +122,37 @@ test(
   },
 );
 
+test(
+  'a receiver that answers fast is claimed further ahead, twice what it answered since the last pass; one that hangs keeps twice its share',
+  { timeout: 20_000 },
+  async (t) => {
+    const GAP = 500;
+    const fast = await receiver(t);
+    const hanging = gate();
+    t.after(() => hanging.release());
+    const slow = await receiver(t, hanging.handler);
+    const outbox = new WatchedLog();
+    (outbox as { durable: boolean }).durable = true;
+    const { d } = dispatcher(t, { outbox, gatherMs: GAP, pollMs: 60_000, concurrency: 8, perWebhookConcurrency: 1 });
+    await sleep(GAP + 100); // past the gap of the start's own pass
+    const toFast = Array.from({ length: 30 }, () => event());
+    const toSlow = Array.from({ length: 10 }, () => event());
+    for (const e of toFast) d.enqueue(target(fast.url), e);
+    for (const e of toSlow) d.enqueue(target(slow.url, 'wh_002'), e);
+    await fast.arrived(30);
+    const perClaim = (ids: Set<string>) =>
+      outbox.claims.map((rows) => rows.filter((id) => ids.has(id)).length).filter((n) => n > 0);
+    // One slot each. The first claim takes twice the share; each gap then, the fast receiver answers every row it
+    // holds, and the next claim takes twice that: 2 answered, 4 ahead; 5, 10 ahead; the last 12 (of 16 in all,
+    // less the two rows the hanging receiver holds).
+    assert.deepEqual(perClaim(new Set(toFast.map((e) => e.id))), [2, 5, 11, 12]);
+    // Twice one slot, claimed once: the claims after found its rows held and took none.
+    assert.deepEqual(perClaim(new Set(toSlow.map((e) => e.id))), [2]);
+    assert.equal(slow.requests.length, 1, 'the hanging receiver holds its one slot');
+    hanging.release();
+  },
+);
+
 test('rows claimed ahead wait for a slot, and are given back at close with the attempts cut short', async (t) => {
   const hanging = gate();
   t.after(() => hanging.release());

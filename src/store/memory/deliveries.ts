@@ -62,7 +62,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     const now = Date.parse(r.now);
     const due: StoredDelivery[] = [];
     for (const [webhookId, queue] of this.queues) {
-      let room = r.perWebhook - (r.busy.get(webhookId) ?? 0);
+      let room = r.room.get(webhookId) ?? r.perWebhook;
       for (const row of queue) {
         if (room <= 0 || Date.parse(row.dueAt) > now) break;
         if (row.leasedBy !== null) continue;

@@ -136,8 +136,8 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * webhook, and the same code runs on the embedded PostgreSQL and in memory; a queue library would add its own
  * schema, its own worker loop and a second copy of each delivery, and does not run on PGlite.
  *
- * Claiming is one statement: the due, unleased pending rows, at most `perWebhook` per webhook (less what the
- * worker already has in flight), oldest due first, found webhook by webhook (migration 008: a webhook with a long
+ * Claiming is one statement: the due, unleased pending rows, at most a webhook's `room` (or `perWebhook`) of each,
+ * oldest due first, found webhook by webhook (migration 008: a webhook with a long
  * backlog, a receiver that is down, costs one index probe, not a pass over its rows), locked with
  * `FOR UPDATE SKIP LOCKED` (two instances never take the same row) and leased until `leaseUntil`; each candidate is
  * locked through its id and updated through the row it locked (`ctid`), so that the claim reads only the rows it
@@ -176,7 +176,7 @@ export class SqlDeliveryLog implements DeliveryLog {
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
-    const busy = [...r.busy.entries()];
+    const room = [...r.room.entries()];
     const rows = await this.worker.query<StoredDelivery & Hook>(
       `WITH RECURSIVE hooks AS (
          (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
@@ -186,13 +186,13 @@ export class SqlDeliveryLog implements DeliveryLog {
            FROM hooks WHERE hooks.webhook_id IS NOT NULL
        ), candidates AS (
          SELECT c.id, c.due_at, c.seq FROM hooks
-         LEFT JOIN unnest($4::text[], $5::int[]) AS busy(webhook_id, used) ON busy.webhook_id = hooks.webhook_id
+         LEFT JOIN unnest($4::text[], $5::int[]) AS room(webhook_id, n) ON room.webhook_id = hooks.webhook_id
          CROSS JOIN LATERAL (
            SELECT d.id, d.due_at, d.seq FROM webhook_deliveries d
             WHERE d.webhook_id = hooks.webhook_id AND d.status = 'pending' AND d.due_at <= $1::timestamptz
               AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
             ORDER BY d.due_at, d.seq
-            LIMIT greatest($3::int - coalesce(busy.used, 0), 0)
+            LIMIT greatest(coalesce(room.n, $3::int), 0)
          ) c
          WHERE hooks.webhook_id IS NOT NULL
          ORDER BY c.due_at, c.seq
@@ -209,7 +209,7 @@ export class SqlDeliveryLog implements DeliveryLog {
         WHERE d.ctid = locked.ctid
        RETURNING ${fields('d.')}, w.id AS "@hookId", w.url AS "@hookUrl", w.secret AS "@hookSecret",
                  w.active AS "@hookActive"`,
-      [r.now, r.limit, r.perWebhook, busy.map(([id]) => id), busy.map(([, n]) => n), r.leaseUntil, r.owner],
+      [r.now, r.limit, r.perWebhook, room.map(([id]) => id), room.map(([, n]) => n), r.leaseUntil, r.owner],
     );
     return rows.map(({ '@hookId': id, '@hookUrl': url, '@hookSecret': secret, '@hookActive': active, ...row }) => ({
       ...row,
