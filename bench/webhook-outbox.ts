@@ -9,7 +9,9 @@
  *    webhook subscribed to `task.created` (its outbox row written in the create's transaction); one service and
  *    database per round, the webhook switched on and off between the two measurements, which goes first alternating
  *    by round. Reported: req/s, p99, the CPU of the service and of PostgreSQL, the deliveries made by the end of
- *    the measurement and in all, and the median of the rounds' ratios. Target ≥ 0.8, with the deliveries keeping up.
+ *    the measurement and in all, and the median of the rounds' ratios: of the creates alone, and counting only the
+ *    creates delivered by the end of the measurement (a rate whose deliveries fall behind is not kept up). Target
+ *    ≥ 0.8 on the second.
  * 2. delay: with the healthy receiver subscribed, `POST /api/tasks` at a fixed `--rate` (500/s) for `--seconds`;
  *    the receiver notes, for each event, its arrival minus the payload's `timestamp` (taken just before the commit:
  *    an upper bound of commit-to-receiver), counts events by `webhook-id` (none may arrive twice) and checks that
@@ -330,12 +332,12 @@ async function throughput() {
         const got: Partial<Record<'none' | 'hook', Side & { delivered?: number; deliveredByEnd?: number }>> = {};
         for (const side of order) {
           await call(server, 'PATCH', `/api/webhooks/${hookId}`, { active: side === 'hook' });
-          receiver.reset();
           const { m, cpu, others, db } = await quietMeasure(server, TARGET, {
             connections,
             seconds,
             log,
             store: 'postgres',
+            before: () => receiver.reset(),
           });
           // Delivered while the creates ran, against in all once the outbox drained: work left for after the
           // measurement is work it did not count, so a ratio whose deliveries fell behind flatters the webhook.
@@ -367,20 +369,29 @@ async function throughput() {
   } finally {
     await receiver.close();
   }
-  const ratios = runs.map((r) => r.hook.rps / r.none.rps);
+  // The ratio the target reads counts the creates whose deliveries were made by the end of the measurement: a
+  // rate whose deliveries fall behind cannot be kept up. The creates' own ratio is reported beside it.
+  const sustained = (r: (typeof runs)[number]) => Math.min(r.hook.rps, r.hook.deliveredByEnd / seconds);
+  const ratios = runs.map((r) => sustained(r) / r.none.rps);
+  const createRatios = runs.map((r) => r.hook.rps / r.none.rps);
   const ratio = Math.round(median(ratios) * 1000) / 1000;
+  const createRatio = Math.round(median(createRatios) * 1000) / 1000;
   const med = (side: 'none' | 'hook', k: keyof Side) => median(runs.map((r) => r[side][k]));
+  const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
   log(
     `  median: no webhook ${Math.round(med('none', 'rps'))} req/s (p99 ${med('none', 'p99')} ms), ` +
       `one webhook ${Math.round(med('hook', 'rps'))} req/s (p99 ${med('hook', 'p99')} ms); ` +
-      `ratio (median of the rounds' ${ratios.map((x) => x.toFixed(2)).join(', ')}): ${ratio.toFixed(2)}, target ≥ 0.8: ${verdict(ratio >= 0.8)}`,
+      `ratio of the creates (median of the rounds' ${list(createRatios)}): ${createRatio.toFixed(2)}; ` +
+      `counting only the creates delivered by the end (${list(ratios)}): ${ratio.toFixed(2)}, target ≥ 0.8: ${verdict(ratio >= 0.8)}`,
   );
   return {
     runs: runs.map((r) => ({
       ...r,
       none: { ...r.none, rps: Math.round(r.none.rps) },
-      hook: { ...r.hook, rps: Math.round(r.hook.rps) },
+      hook: { ...r.hook, rps: Math.round(r.hook.rps), sustained: Math.round(sustained(r)) },
     })),
+    createRatios: createRatios.map((x) => Math.round(x * 1000) / 1000),
+    createRatio,
     ratios: ratios.map((x) => Math.round(x * 1000) / 1000),
     ratio,
     met: ratio >= 0.8,

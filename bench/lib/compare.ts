@@ -60,11 +60,19 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
 export async function quietMeasure(
   server: Running,
   target: Target,
-  o: { connections: number; seconds: number; log: (l: string) => void; store?: Store },
+  o: {
+    connections: number;
+    seconds: number;
+    log: (l: string) => void;
+    store?: Store;
+    /** Called before each measurement (one taken again included): to reset what the caller counts during it. */
+    before?: () => void;
+  },
 ) {
   let best: { m: Measurement; cpu: number; others: number; db?: number } | undefined;
   for (let attempt = 0; attempt < 2 && !(best && best.others < QUIET); attempt++) {
     await waitQuiet(30, o.log);
+    o.before?.();
     const watch = cpuWatch(server.child.pid, o.store === 'postgres');
     const m = await measure(server.url, target, { connections: o.connections, seconds: o.seconds });
     const taken = { m, ...watch() };
