@@ -110,22 +110,34 @@ export function machineBusySeconds(): number {
 }
 
 /**
- * CPU seconds used so far by the PostgreSQL server's processes on this machine (those named `postgres`): the
- * database is part of the server under test in a `--store postgres` run, not a disturbance.
+ * CPU seconds used so far by each of the PostgreSQL server's processes on this machine (those named `postgres`),
+ * by pid: the database is part of the server under test in a `--store postgres` run, not a disturbance.
  */
-export function postgresCpuSeconds(): number {
-  let total = 0;
+export function postgresCpuSeconds(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (!stat.includes(' (postgres) ')) continue;
       const fields = stat.split(') ')[1]!.split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
+      byPid.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
       // gone meanwhile
     }
   }
+  return byPid;
+}
+
+/**
+ * PostgreSQL's CPU seconds between two readings: what each process running at the end used since the first (all
+ * of it for one started meanwhile). A process that ended meanwhile counts for nothing: subtracting all it had used
+ * (an earlier server's connections closing during the measurement) made the database's share negative and the
+ * other processes' seem to exceed the machine.
+ */
+function postgresCpuSince(before: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of postgresCpuSeconds()) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -140,13 +152,13 @@ export function cpuWatch(
 ): () => { cpu: number; others: number; db?: number } {
   const t0 = performance.now();
   const server0 = cpuSeconds(pid);
-  const db0 = database ? postgresCpuSeconds() : 0;
+  const db0 = database ? postgresCpuSeconds() : new Map<number, number>();
   const all0 = machineBusySeconds();
   const self0 = process.cpuUsage();
   return () => {
     const wall = (performance.now() - t0) / 1000;
     const server = cpuSeconds(pid) - server0;
-    const db = database ? postgresCpuSeconds() - db0 : 0;
+    const db = database ? postgresCpuSince(db0) : 0;
     const self = process.cpuUsage(self0);
     const others = machineBusySeconds() - all0 - server - db - (self.user + self.system) / 1e6;
     return { cpu: server / wall, others: Math.max(0, others / wall), ...(database ? { db: db / wall } : {}) };
