@@ -137,13 +137,13 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * schema, its own worker loop and a second copy of each delivery, and does not run on PGlite.
  *
  * Claiming is one statement: the due, unleased pending rows, at most a webhook's `room` (or `perWebhook`) of each,
- * oldest due first, found webhook by webhook (migration 008: a webhook with a long
- * backlog, a receiver that is down, costs one index probe, not a pass over its rows), locked with
- * `FOR UPDATE SKIP LOCKED` (two instances never take the same row) and leased until `leaseUntil`; each candidate is
- * locked through its id and updated through the row it locked (`ctid`), so that the claim reads only the rows it
- * takes, however long the backlog of a receiver that is down. A worker that
- * dies leaves its rows leased; once the lease runs out (the attempt timeout plus a margin) any instance claims them
- * again. Settling checks the lease is still the worker's, so an attempt is written once.
+ * oldest due first, found webhook by webhook (migration 008: a webhook with a long backlog, a receiver that is
+ * down, costs one index probe, not a pass over its rows), locked with `FOR UPDATE SKIP LOCKED` (two instances
+ * never take the same row) and leased until `leaseUntil`; each candidate is locked through its id and updated
+ * through the row it locked (`ctid`), so that the claim reads only the rows it takes, however long the backlog of a
+ * receiver that is down. A worker that dies leaves its rows leased; once the lease runs out (the attempt timeout
+ * plus a margin) any instance claims them again. Settling checks the lease is still the worker's, so an attempt is
+ * written once.
  *
  * The workers' own statements (claim, settle, release, the next due time, prune) go through the driver's
  * `background` connections when it has them: not in line behind the requests' transactions, and committed without
