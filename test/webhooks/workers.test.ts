@@ -6,6 +6,7 @@ import type { ClaimRequest, Outcome } from '../../src/webhooks/outbox.ts';
 import { delivery } from '../store/records.ts';
 import { resolveOptions } from '../../src/webhooks/options.ts';
 import { FakeClock } from '../helpers/app.ts';
+import { until } from '../helpers/until.ts';
 import { SECRET, captureLogger, dispatcher, event, gate, receiver, sequentialIds, target } from './helpers.ts';
 
 /** The memory outbox, with each claim's and each write's ids noted, and the first write held until `release`. */
@@ -150,6 +151,36 @@ test(
     assert.deepEqual(perClaim(new Set(toSlow.map((e) => e.id))), [2]);
     assert.equal(slow.requests.length, 1, 'the hanging receiver holds its one slot');
     hanging.release();
+  },
+);
+
+test(
+  'a timeout is no answer: a receiver whose attempts time out is claimed no further ahead',
+  { timeout: 20_000 },
+  async (t) => {
+    const GAP = 300;
+    const hanging = gate();
+    t.after(() => hanging.release());
+    const rx = await receiver(t, hanging.handler);
+    const outbox = new WatchedLog();
+    (outbox as { durable: boolean }).durable = true;
+    const { d, timers } = dispatcher(t, {
+      outbox,
+      gatherMs: GAP,
+      pollMs: 60_000,
+      concurrency: 8,
+      perWebhookConcurrency: 1,
+    });
+    await sleep(GAP + 100); // past the gap of the start's own pass
+    for (let i = 0; i < 6; i++) d.enqueue(target(rx.url), event());
+    await rx.arrived(1);
+    timers.advance(300); // the first attempt times out (timeoutMs 300); the row claimed ahead is sent next
+    await rx.arrived(2);
+    const perClaim = () => outbox.claims.map((rows) => rows.length).filter((n) => n > 0);
+    await until('a claim after the timeout', () => perClaim().length >= 2, 5_000);
+    await sleep(GAP + 100);
+    // Twice the share, then the one row that frees: counted as an answer, the timeout would have made it two.
+    assert.deepEqual(perClaim(), [2, 1]);
   },
 );
 
