@@ -310,16 +310,13 @@ interface Side {
   non2xx: number;
   errors: number;
 }
+/** The side with the webhook: also the deliveries made by the end of the measurement, and in all. */
+type HookSide = Side & { delivered: number; deliveredByEnd: number };
 
 async function throughput() {
   log(`\n1. POST /api/tasks on PostgreSQL, ${connections} connections, saturating: no webhook vs one healthy receiver`);
   const receiver = await healthyReceiver();
-  const runs: {
-    round: number;
-    first: string;
-    none: Side;
-    hook: Side & { delivered: number; deliveredByEnd: number };
-  }[] = [];
+  const runs: { round: number; first: string; none: Side; hook: HookSide }[] = [];
   try {
     for (let round = 1; round <= rounds; round++) {
       const svc = await service('postgres');
@@ -329,7 +326,7 @@ async function throughput() {
         if (warmup > 0) await post(server, warmup);
         await drained(receiver);
         const order: ('none' | 'hook')[] = round % 2 === 1 ? ['none', 'hook'] : ['hook', 'none'];
-        const got: Partial<Record<'none' | 'hook', Side & { delivered?: number; deliveredByEnd?: number }>> = {};
+        const got: Partial<Record<'none' | 'hook', Side & Partial<HookSide>>> = {};
         for (const side of order) {
           await call(server, 'PATCH', `/api/webhooks/${hookId}`, { active: side === 'hook' });
           const { m, cpu, others, db } = await quietMeasure(server, TARGET, {
@@ -360,7 +357,7 @@ async function throughput() {
           round,
           first: order[0]!,
           none: got.none!,
-          hook: got.hook as Side & { delivered: number; deliveredByEnd: number },
+          hook: got.hook as HookSide,
         });
       } finally {
         await svc.cleanup();
