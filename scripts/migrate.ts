@@ -12,13 +12,15 @@ if ((url === undefined) === (dir === undefined)) {
   console.error('npm run migrate: set DATABASE_URL (a PostgreSQL server) or DATA_DIR (embedded), one of them');
   process.exit(2);
 }
-const driver: SqlDriver = url !== undefined ? new PgDriver({ connectionString: url }) : await PgliteDriver.open(dir);
+let driver: SqlDriver | undefined;
 try {
+  driver = url !== undefined ? new PgDriver({ connectionString: url }) : await PgliteDriver.open(dir);
   const applied = await migrate(driver);
   console.log(applied.length === 0 ? 'schema up to date' : `applied migrations ${applied.join(', ')}`);
 } catch (error) {
+  // A data directory another process holds is refused here too (`holdFolder`), with the message saying which.
   console.error(`npm run migrate: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 } finally {
-  await driver.close();
+  await driver?.close();
 }

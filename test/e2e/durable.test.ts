@@ -6,7 +6,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killAll, runUntilExit, startServer, type ServerProcess } from '../helpers/server-process.ts';
@@ -112,6 +112,38 @@ test('DATA_DIR on a fresh folder: samples at first, kill -9 loses nothing, resta
   const dir = mkdtempSync(join(tmpdir(), 'pm-data-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   await survives(t, { DATA_DIR: join(dir, 'data') }, 'embedded');
+});
+
+test('DATA_DIR held by a running service: a second start exits 1 naming it; after kill -9 of the first, a start takes over', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pm-data-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { DATA_DIR: join(dir, 'data') };
+  const first = await start(t, env);
+  const created = await fetch(new URL('/api/projects', first.baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Written by the first' }),
+  });
+  assert.equal(created.status, 201);
+  const project = ((await created.json()) as { data: { id: string } }).data;
+
+  const second = await runUntilExit(['--port', '0'], env);
+  assert.equal(second.code, 1, second.stderr);
+  assert.equal(second.stderr.trim().split('\n').length, 1, second.stderr);
+  assert.match(
+    second.stderr,
+    new RegExp(`^cannot start: the data directory .*: in use by process ${first.child.pid} \\(.*pm-service\\.pid\\)`),
+  );
+  assert.equal((await get(first, `/api/projects/${project.id}`)).status, 200, 'the first serves on, its data intact');
+
+  // Killed with no chance to remove its file: the next start finds it naming a process that is gone.
+  first.child.kill('SIGKILL');
+  assert.equal(await first.exited, 'SIGKILL');
+  assert.ok(existsSync(join(dir, 'data', 'pm-service.pid')));
+  const next = await start(t, env);
+  assert.deepEqual((await get(next, `/api/projects/${project.id}`)).body.data, project);
+  await stop(next);
+  assert.equal(existsSync(join(dir, 'data', 'pm-service.pid')), false, 'a clean stop removes the file');
 });
 
 test(
