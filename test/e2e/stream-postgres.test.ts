@@ -39,24 +39,31 @@ test(
     await source.start((batch) => got.push(...batch));
     t.after(() => source.close());
 
-    // The older transaction writes first and commits last.
+    // The older transaction writes first (its row is in: it has its id) and commits last.
     let releaseOld!: () => void;
     const oldHolds = new Promise<void>((resolve) => (releaseOld = resolve));
+    let oldWrote!: () => void;
+    const wrote = new Promise<void>((resolve) => (oldWrote = resolve));
     const old = driver.transaction(async (c) => {
       await new SqlStreamLog(c).append([{ type: 'old', projectId: null, body: '{}' }]);
+      oldWrote();
       await oldHolds;
     });
-    await new Promise((r) => setTimeout(r, 50));
-    await driver.transaction((c) => new SqlStreamLog(c).append([{ type: 'young', projectId: null, body: '{}' }]));
-    source.committed([]);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(
-      got.map((d) => d.type),
-      [],
-      'the younger row waits for the older transaction',
-    );
-    releaseOld();
-    await old;
+    try {
+      await Promise.race([wrote, old]);
+      await driver.transaction((c) => new SqlStreamLog(c).append([{ type: 'young', projectId: null, body: '{}' }]));
+      source.committed([]);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(
+        got.map((d) => d.type),
+        [],
+        'the younger row waits for the older transaction',
+      );
+    } finally {
+      // Also when an assertion failed: a transaction left open would keep the pool, and the file, from ending.
+      releaseOld();
+      await old;
+    }
     source.committed([]);
     await until('both rows', () => got.length === 2);
     assert.deepEqual(
