@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killAll, runUntilExit, startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
+import { LOCK_FILE } from '../../src/store/sql/folder-lock.ts';
 import { testServer } from '../store/sql-harness.ts';
 
 const found = await testServer();
@@ -34,6 +35,17 @@ const LISTS = [
 async function get(server: ServerProcess, path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(new URL(path, server.baseUrl));
   return { status: res.status, body: await res.json() };
+}
+
+/** Creates a project through the API; answers it as the 201 gave it. */
+async function createProject(server: ServerProcess, name: string): Promise<{ id: string }> {
+  const res = await fetch(new URL('/api/projects', server.baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  assert.equal(res.status, 201);
+  return ((await res.json()) as { data: { id: string } }).data;
 }
 
 /** Every list, as the service answers it. */
@@ -75,13 +87,7 @@ async function survives(t: TestContext, env: Record<string, string>, store: stri
   assert.deepEqual(await snapshot(server), samples);
 
   // Acknowledged, then the process is killed at once: no shutdown, no chance to flush anything.
-  const res = await fetch(new URL('/api/projects', server.baseUrl), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Survives kill -9' }),
-  });
-  assert.equal(res.status, 201);
-  const project = ((await res.json()) as { data: { id: string } }).data;
+  const project = await createProject(server, 'Survives kill -9');
   server.child.kill('SIGKILL');
   assert.equal(await server.exited, 'SIGKILL');
 
@@ -119,13 +125,7 @@ test('DATA_DIR held by a running service: a second start exits 1 naming it; afte
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const env = { DATA_DIR: join(dir, 'data') };
   const first = await start(t, env);
-  const created = await fetch(new URL('/api/projects', first.baseUrl), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Written by the first' }),
-  });
-  assert.equal(created.status, 201);
-  const project = ((await created.json()) as { data: { id: string } }).data;
+  const project = await createProject(first, 'Written by the first');
 
   const second = await runUntilExit(['--port', '0'], env);
   assert.equal(second.code, 1, second.stderr);
@@ -139,11 +139,11 @@ test('DATA_DIR held by a running service: a second start exits 1 naming it; afte
   // Killed with no chance to remove its file: the next start finds it naming a process that is gone.
   first.child.kill('SIGKILL');
   assert.equal(await first.exited, 'SIGKILL');
-  assert.ok(existsSync(join(dir, 'data', 'pm-service.pid')));
+  assert.ok(existsSync(join(dir, 'data', LOCK_FILE)));
   const next = await start(t, env);
   assert.deepEqual((await get(next, `/api/projects/${project.id}`)).body.data, project);
   await stop(next);
-  assert.equal(existsSync(join(dir, 'data', 'pm-service.pid')), false, 'a clean stop removes the file');
+  assert.equal(existsSync(join(dir, 'data', LOCK_FILE)), false, 'a clean stop removes the file');
 });
 
 test(
