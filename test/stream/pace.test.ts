@@ -76,10 +76,11 @@ describe('FlushPace: the flush interval', () => {
 });
 
 describe('loopTime', () => {
-  // The event loop books a wait as idle when the wait ends, and on a loaded machine a few milliseconds can fall into
-  // the next answer: the test asks only what holds wherever they fall. Running shows as active time, waiting as idle
-  // time, and the answers together cover the time since the first.
-  test('running is active time, waiting is idle time, and the answers cover the time between them', async () => {
+  // The event loop books a wait as idle when the wait ends, and on a loaded machine other work of the process (the test
+  // runner's, a collection) or a late booking can take a good part of a short window. One try measures a busy stretch
+  // and a wait; the property must hold in one of three tries, which a function that swapped, summed or lost the two
+  // times never does.
+  const attempt = async () => {
     const time = loopTime();
     await sleep(1);
     time();
@@ -87,12 +88,21 @@ describe('loopTime', () => {
     const end = from + 50;
     while (performance.now() < end); // running, never idle
     const ran = time();
-    assert.ok(ran.active >= 40, JSON.stringify(ran));
-    await sleep(100);
+    await sleep(150);
     const waited = time();
     const elapsed = performance.now() - from;
-    assert.ok(waited.idle >= 50, JSON.stringify(waited));
     const covered = ran.active + ran.idle + waited.active + waited.idle;
-    assert.ok(Math.abs(covered - elapsed) < 5, `${JSON.stringify({ ran, waited })} over ${elapsed} ms`);
+    const holds = ran.active >= 40 && waited.idle >= 50 && Math.abs(covered - elapsed) < 5;
+    return { holds, seen: `${JSON.stringify({ ran, waited })} over ${elapsed.toFixed(1)} ms` };
+  };
+
+  test('running is active time, waiting is idle time, and the answers cover the time between them', async () => {
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { holds, seen: one } = await attempt();
+      if (holds) return;
+      seen.push(one);
+    }
+    assert.fail(seen.join('\n'));
   });
 });
