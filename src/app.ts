@@ -173,7 +173,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  events.subscribeInTransaction('webhooks', webhookOutboxConsumer(dispatcher, ids));
+  const outbox = webhookOutboxConsumer(dispatcher, ids);
+  events.subscribeInTransaction('webhooks', outbox.consume, outbox.begin);
   events.subscribe('webhooks', webhookWakeConsumer(dispatcher));
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);

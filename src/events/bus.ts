@@ -22,6 +22,13 @@ export interface Unit {
 export type TransactionalConsumer = (event: DomainEvent, unit: Unit) => Promise<void>;
 
 /**
+ * Called as each transaction begins, before the change's own work: starts, through `unit.tx`, the reads its consumer
+ * will need in it. Started then, they go to the database with the change's first statement, instead of a round trip
+ * of their own in the middle of the change. Must not throw; a read that fails fails the transaction where it is used.
+ */
+export type TransactionStart = (unit: Unit) => void;
+
+/**
  * Fans each change out to its consumers in two phases. A change is made in `transaction`: every event published
  * in it goes at once to the in-transaction consumers (`subscribeInTransaction`), whose writes join the transaction,
  * and is staged; when the transaction commits, the staged events are released to the after-commit consumers
@@ -32,7 +39,7 @@ export type TransactionalConsumer = (event: DomainEvent, unit: Unit) => Promise<
  * do is visible to the caller's next request; slow work (webhook delivery) must be queued, not awaited.
  */
 export class EventBus {
-  private readonly transactional: { name: string; consume: TransactionalConsumer }[] = [];
+  private readonly transactional: { name: string; consume: TransactionalConsumer; begin?: TransactionStart }[] = [];
   private readonly consumers: { name: string; consume: Consumer }[] = [];
 
   constructor(private readonly log: FastifyBaseLogger) {}
@@ -42,9 +49,9 @@ export class EventBus {
     this.consumers.push({ name, consume });
   }
 
-  /** Adds a consumer that writes in each change's transaction. */
-  subscribeInTransaction(name: string, consume: TransactionalConsumer): void {
-    this.transactional.push({ name, consume });
+  /** Adds a consumer that writes in each change's transaction; `begin`, what it reads ahead in each. */
+  subscribeInTransaction(name: string, consume: TransactionalConsumer, begin?: TransactionStart): void {
+    this.transactional.push({ name, consume, begin });
   }
 
   /** Runs `work` in one transaction of `store`; see the class. Answers what `work` answers. */
@@ -60,6 +67,7 @@ export class EventBus {
           for (const { consume } of this.transactional) await consume(event, unit);
         },
       };
+      for (const { begin } of this.transactional) begin?.(unit);
       return work(unit);
     });
     await this.release(staged);

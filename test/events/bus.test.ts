@@ -48,3 +48,35 @@ test('work run again after a conflict: only the run that committed is released, 
   assert.deepEqual(inTransaction, ['evt_run1_a', 'evt_run1_b', 'evt_run2_a', 'evt_run2_b']);
   assert.deepEqual(released, ['evt_run2_a', 'evt_run2_b']);
 });
+
+test('begin runs as each run of the work starts, before it, with the unit its consumer is handed', async () => {
+  const memory = new MemoryStore();
+  const retrying: Pick<Store, 'transaction'> = {
+    async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+      await memory
+        .transaction(async (tx) => {
+          await work(tx);
+          throw new Error('conflict');
+        })
+        .catch(() => {});
+      return memory.transaction(work);
+    },
+  };
+  const bus = new EventBus(pino({ level: 'silent' }));
+  const seen: string[] = [];
+  const begun = new Set<unknown>();
+  bus.subscribeInTransaction(
+    'test',
+    async (e, unit) => void seen.push(`${e.id} ${begun.has(unit) ? 'begun' : 'not begun'}`),
+    (unit) => {
+      seen.push('begin');
+      begun.add(unit);
+    },
+  );
+  let run = 0;
+  await bus.transaction(retrying, async (unit) => {
+    seen.push(`work ${++run}`);
+    await unit.publish(event(`evt_${run}`));
+  });
+  assert.deepEqual(seen, ['begin', 'work 1', 'evt_1 begun', 'begin', 'work 2', 'evt_2 begun']);
+});

@@ -112,7 +112,9 @@ test('after commit, the workers are woken and other instances told only for a ch
   };
   const hooksFor = (urls: string[]) => ({
     tx: {
-      webhooks: { list: async () => urls.map((url, i) => ({ id: `wh_${i}`, url, secret: 'whsec_x' })) },
+      webhooks: {
+        list: async () => urls.map((url, i) => ({ id: `wh_${i}`, url, secret: 'whsec_x', events: ['*'] })),
+      },
       deliveries: {},
     },
   });
@@ -130,7 +132,7 @@ test('after commit, the workers are woken and other instances told only for a ch
   const run = async (urls: string[]) => {
     calls.length = 0;
     const event = change();
-    await inTx(event, hooksFor(urls) as unknown as Unit);
+    await inTx.consume(event, hooksFor(urls) as unknown as Unit);
     await afterCommit(event);
     return [...calls];
   };
@@ -143,4 +145,76 @@ test('after commit, the workers are woken and other instances told only for a ch
     'wake',
     'announce',
   ]);
+});
+
+test('the active webhooks are read once per transaction, as it begins; again after a webhook changes in it', async () => {
+  const staged: string[] = [];
+  const outbox: Outbox = {
+    stage: async (_log, target, event) => {
+      staged.push(`${event.type} → ${target.id}`);
+      return recordOf(delivery('dlv_1', target.id, { eventId: event.id }));
+    },
+    recorded: () => {},
+    wake: () => {},
+    announce: () => {},
+    forget: () => {},
+  };
+  const reads: unknown[] = [];
+  let hooks = [
+    { id: 'wh_tasks', url: 'https://example.com/a', secret: 'whsec_x', events: ['task.created'] },
+    { id: 'wh_all', url: 'https://example.com/b', secret: 'whsec_x', events: ['*'] },
+  ];
+  const unit = {
+    tx: {
+      webhooks: {
+        list: async (filter: unknown) => {
+          reads.push(filter);
+          return hooks;
+        },
+      },
+      deliveries: {},
+    },
+  } as unknown as Unit;
+  const change = (type: string, resourceType: string): DomainEvent =>
+    ({
+      id: `evt_${type}`,
+      type,
+      resourceType,
+      kind: type.split('.')[1],
+      record: { id: 'x', projectId: 'proj_001' },
+      actor: 'system',
+      at: '2026-01-01T00:00:00.000Z',
+    }) as DomainEvent;
+  const consumer = webhookOutboxConsumer(outbox, sequentialIds());
+
+  consumer.begin(unit);
+  assert.deepEqual(reads, [{ active: true }], 'read as the transaction begins');
+  await consumer.consume(change('task.created', 'task'), unit);
+  await consumer.consume(change('project.created', 'project'), unit);
+  assert.equal(reads.length, 1, 'one read for the transaction');
+  assert.deepEqual(staged, ['task.created → wh_tasks', 'task.created → wh_all', 'project.created → wh_all']);
+
+  // A webhook changed in the transaction: what follows sees the webhooks as they are now.
+  hooks = [{ id: 'wh_new', url: 'https://example.com/c', secret: 'whsec_x', events: ['task.deleted'] }];
+  await consumer.consume(change('webhook.created', 'webhook'), unit);
+  await consumer.consume(change('task.deleted', 'task'), unit);
+  assert.equal(reads.length, 2);
+  assert.deepEqual(staged.slice(3), ['task.deleted → wh_new']);
+});
+
+test('a read begun for a transaction that fails before using it leaves no unhandled rejection', async () => {
+  const rejections: unknown[] = [];
+  const onRejection = (reason: unknown) => rejections.push(reason);
+  process.on('unhandledRejection', onRejection);
+  try {
+    const consumer = webhookOutboxConsumer({} as Outbox, sequentialIds());
+    const unit = {
+      tx: { webhooks: { list: () => Promise.reject(new Error('connection lost')) } },
+    } as unknown as Unit;
+    consumer.begin(unit);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', onRejection);
+  }
+  assert.deepEqual(rejections, []);
 });
