@@ -1,5 +1,6 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openStore, type StoreOptions } from '../../src/store/index.ts';
 import * as data from '../../src/store/seed-data.ts';
@@ -377,6 +378,44 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           await driver.close();
         }
       });
+      test(
+        'the statements a transaction sends before waiting for an answer leave in one write, and the last with COMMIT',
+        { skip: target.shared ? false : 'the embedded database is in the process: no socket' },
+        async () => {
+          const driver = await (await target.fresh()).driver();
+          const writes: unknown[] = [];
+          type Write = (this: Socket, ...args: unknown[]) => unknown;
+          const proto = Socket.prototype as unknown as { _write: Write; _writev: Write };
+          const { _write: write, _writev: writev } = proto;
+          try {
+            await driver.query('SELECT 1'); // the pool's connection is open: only the transaction's writes follow
+            proto._write = function (...args) {
+              writes.push(this);
+              return write.apply(this, args);
+            };
+            proto._writev = function (...args) {
+              writes.push(this);
+              return writev.apply(this, args);
+            };
+            const answers = await driver.transaction(async (client) => {
+              // As a change does: its first reads a few promise steps apart, then rows sent with the COMMIT.
+              const first = client.query<{ n: number }>('SELECT 1 AS n');
+              await Promise.resolve();
+              await Promise.resolve();
+              const second = client.query<{ n: number }>('SELECT 2 AS n');
+              const rows = await Promise.all([first, second]);
+              void client.query('SELECT 3').catch(() => {});
+              return rows.map(([row]) => row!.n);
+            });
+            assert.deepEqual(answers, [1, 2]);
+            assert.equal(writes.length, 2, 'BEGIN with both reads, then the last statement with COMMIT');
+          } finally {
+            proto._write = write;
+            proto._writev = writev;
+            await driver.close();
+          }
+        },
+      );
     });
 
     describe('opening and seeding', () => {

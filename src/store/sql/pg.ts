@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import {
   rethrowTranslated,
@@ -95,7 +96,11 @@ export class PgDriver implements SqlDriver {
     // statement; pg emits it as an event too, which would end the process with no listener.
     connection.on('error', ignore);
     const started = new StartedStatements();
-    const client = this.clientOver((query) => started.track(connection.query(query)));
+    const gather = gatherWrites(connection);
+    const client = this.clientOver((query) => {
+      gather();
+      return started.track(connection.query(query));
+    });
     try {
       // The pool's connections pipeline (`pipeline`): BEGIN is not waited for, so it goes out with the first
       // statement of `work`, and COMMIT with the statements `work` left on their way (its batched rows). Two round
@@ -186,6 +191,28 @@ export class PgDriver implements SqlDriver {
 }
 
 const ignore = () => {};
+
+/**
+ * Answers a function that holds the connection's writes until the event loop's turn has run its callbacks (its check
+ * phase): the statements a transaction sends in one go (`BEGIN` with its first reads, the held-back rows with
+ * `COMMIT`), issued a few promise steps apart, then leave in one write to the socket, not one each: fewer system calls
+ * here and fewer reads for PostgreSQL. Without the socket (not a network connection), it does nothing.
+ */
+function gatherWrites(connection: pg.PoolClient): () => void {
+  const socket = (connection as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
+  if (typeof socket?.cork !== 'function' || typeof socket.uncork !== 'function') return ignore;
+  const { cork, uncork } = { cork: socket.cork.bind(socket), uncork: socket.uncork.bind(socket) };
+  let held = false;
+  return () => {
+    if (held) return;
+    held = true;
+    cork();
+    setImmediate(() => {
+      held = false;
+      uncork();
+    });
+  };
+}
 
 /** The connections of `PgDriver.background`, beside the pool's: the delivery workers' claims and settles. */
 const BACKGROUND_POOL_SIZE = 2;
