@@ -201,7 +201,8 @@ const ignore = () => {};
 function gatherWrites(connection: pg.PoolClient): () => void {
   const socket = (connection as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
   if (typeof socket?.cork !== 'function' || typeof socket.uncork !== 'function') return ignore;
-  const { cork, uncork } = { cork: socket.cork.bind(socket), uncork: socket.uncork.bind(socket) };
+  const cork = socket.cork.bind(socket);
+  const uncork = socket.uncork.bind(socket);
   let held = false;
   return () => {
     if (held) return;
