@@ -17,10 +17,13 @@ const event = (id: string): DomainEvent => ({
   at: '2026-01-01T00:00:00.000Z',
 });
 
-test('work run again after a conflict: only the run that committed is released, once', async () => {
+/**
+ * A memory store that runs `work` twice, as a store does when the first run conflicted: the first run's writes are
+ * rolled back.
+ */
+function retryingStore(): Pick<Store, 'transaction'> {
   const memory = new MemoryStore();
-  // Runs `work` twice, as a store does when the first run conflicted: the first run's writes are rolled back.
-  const retrying: Pick<Store, 'transaction'> = {
+  return {
     async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
       await memory
         .transaction(async (tx) => {
@@ -31,6 +34,10 @@ test('work run again after a conflict: only the run that committed is released, 
       return memory.transaction(work);
     },
   };
+}
+
+test('work run again after a conflict: only the run that committed is released, once', async () => {
+  const retrying = retryingStore();
   const bus = new EventBus(pino({ level: 'silent' }));
   const inTransaction: string[] = [];
   const released: string[] = [];
@@ -50,18 +57,7 @@ test('work run again after a conflict: only the run that committed is released, 
 });
 
 test('begin runs as each run of the work starts, before it, with the unit its consumer is handed', async () => {
-  const memory = new MemoryStore();
-  const retrying: Pick<Store, 'transaction'> = {
-    async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
-      await memory
-        .transaction(async (tx) => {
-          await work(tx);
-          throw new Error('conflict');
-        })
-        .catch(() => {});
-      return memory.transaction(work);
-    },
-  };
+  const retrying = retryingStore();
   const bus = new EventBus(pino({ level: 'silent' }));
   const seen: string[] = [];
   const begun = new Set<unknown>();
