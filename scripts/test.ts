@@ -38,15 +38,15 @@ const SLOW = [
 ];
 
 /**
- * The tests that go through the API, run on every store: resources, events, tokens and scopes, ETags, NUL, real HTTP,
- * the contract, webhook deliveries.
+ * The tests that go through the API, run on every store: resources, events, tokens and scopes, ETags, what no store
+ * keeps, real HTTP, the contract, webhook deliveries.
  */
 const ON_EVERY_STORE = [
   'test/events/',
   'test/helpers/store.test.ts',
   'test/http/auth.test.ts',
   'test/http/etag.test.ts',
-  'test/http/nul.test.ts',
+  'test/http/storable.test.ts',
   'test/http/real-http.test.ts',
   'test/openapi/contract.test.ts',
   'test/resources/',

@@ -76,18 +76,30 @@ export function nextTimestamp(clock: Clock, previous: string): string {
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** The instants every store keeps: years 0001 to 9999, in UTC (PostgreSQL has no year 0). */
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * Epoch milliseconds of an ISO 8601 instant (NaN when it is not one): a missing zone means UTC; a date alone
  * means the start of that day, or its last millisecond with `endOfDay` (so `until=2026-09-30` covers that day).
- * Impossible dates (`2026-02-30`) are refused rather than rolled over.
+ * Impossible dates (`2026-02-30`) are refused rather than rolled over, and so are instants outside years 0001 to
+ * 9999 in UTC, which not every store could keep or compare with.
  */
 export function parseInstant(s: string, endOfDay = false): number {
   const m = INSTANT.exec(s);
   if (!m) return NaN;
   const [, y, mo, d, h = '0', mi = '0', sec = '0'] = m;
-  const day = new Date(Date.UTC(+y!, +mo! - 1, +d!));
+  // setUTCFullYear, since Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  const day = new Date(0);
+  day.setUTCFullYear(+y!, +mo! - 1, +d!);
   if (day.getUTCFullYear() !== +y! || day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return NaN;
   if (+h > 23 || +mi > 59 || +sec > 59) return NaN;
-  if (!s.includes('T')) return day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
-  return Date.parse(m[7] ? s : `${s}Z`);
+  const ms = s.includes('T') ? Date.parse(m[7] ? s : `${s}Z`) : day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
+  return ms >= EARLIEST && ms <= LATEST ? ms : NaN;
+}
+
+/** Whether `s` is a calendar date, `YYYY-MM-DD`, of the years 0001 to 9999. */
+export function isCalendarDate(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(parseInstant(s));
 }

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseInstant } from '../core/runtime.ts';
+import { isCalendarDate, parseInstant } from '../core/runtime.ts';
 import { validationError, type ErrorDetail } from '../errors.ts';
 import { Nullable, Query } from '../schemas/common.ts';
 import { PositionError, Range, type ListQuery, type Page, type Position, type SortKey } from '../store/types.ts';
@@ -192,7 +192,7 @@ function readAnyOf(list: string, item: TSchema): unknown[] | string {
     return parts.map((p) => p === 'true');
   }
   if (schema.format === 'date') {
-    const bad = parts.some((p) => !/^\d{4}-\d{2}-\d{2}$/.test(p) || Number.isNaN(parseInstant(p)));
+    const bad = parts.some((p) => !isCalendarDate(p));
     return bad ? 'must be a comma-separated list of calendar dates (YYYY-MM-DD)' : parts;
   }
   const { minLength, maxLength } = schema;

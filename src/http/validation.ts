@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { NOT_BLANK_PATTERN } from '../schemas/common.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { parseInstant } from '../core/runtime.ts';
+import { isCalendarDate, parseInstant } from '../core/runtime.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
@@ -20,7 +20,9 @@ const base: Options = {
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...base, ...options });
-  addFormats(ajv, ['date', 'date-time', 'uri', 'email']);
+  addFormats(ajv, ['date-time', 'uri', 'email']);
+  // A calendar date every store keeps: years 0001 to 9999 (PostgreSQL has no year 0000, which RFC 3339 allows).
+  ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
   // ISO 8601 instant: a calendar date alone, or a date-time with optional seconds and zone (UTC when absent).
   ajv.addFormat('iso-instant', { type: 'string', validate: (s: string) => !Number.isNaN(parseInstant(s)) });
   return ajv;
@@ -40,7 +42,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     httpPart === 'body'
       ? (bodyAjv.compile(schema as object) as Validate)
       : numbersAsWritten(schema as Schema, textAjv.compile(schema as object));
-  return withoutNul(validate) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return storableOnly(validate) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 type Schema = { type?: unknown; properties?: Record<string, Schema> };
@@ -52,8 +54,9 @@ const WRITTEN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.
 /**
  * ajv reads a text parameter as a number whenever JavaScript would (`Number("0x10")` is 16; `" 1"`, `"1.0"` and
  * `"1e3"` are numbers too), so `limit=0x10` would pass as 16. The numeric parameters of a text part are checked
- * as written first: a value that is not plain digits (for an `integer`) is refused as not of its type, with
- * ajv's other errors after it. Parts with no numeric parameter keep ajv's validator as it is.
+ * as written first: a value that is not plain digits (for an `integer`) is refused as not of its type, and one
+ * too large for JavaScript (`1e400`, which would be Infinity) as out of range, with ajv's other errors after them.
+ * Parts with no numeric parameter keep ajv's validator as it is.
  */
 function numbersAsWritten(schema: Schema, validate: Validate): Validate {
   const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, prop]) => {
@@ -66,7 +69,8 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
     if (data !== null && typeof data === 'object') {
       for (const { key, type, pattern } of numeric) {
         const value = (data as Record<string, unknown>)[key];
-        if (typeof value === 'string' && !pattern.test(value)) {
+        if (typeof value !== 'string') continue;
+        if (!pattern.test(value)) {
           (written ??= []).push({
             keyword: 'type',
             instancePath: `/${key}`,
@@ -74,6 +78,8 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
             params: { type },
             message: `must be ${type}`,
           });
+        } else if (!Number.isFinite(Number(value))) {
+          (written ??= []).push(unstorable(`/${key}`, OUT_OF_RANGE));
         }
       }
     }
@@ -85,14 +91,17 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
 }
 
 /**
- * Refuses the NUL character (U+0000) in any string of a request part, a property name included: PostgreSQL
- * stores no NUL in text or jsonb, so a durable store could not keep it, and every store answers the same
- * VALIDATION_ERROR rather than one of them failing. Checked before the schema, its errors first.
+ * Refuses what no durable store keeps, in any string or number of a request part (a property name included): the
+ * NUL character (U+0000), which PostgreSQL stores in neither text nor jsonb; an unpaired UTF-16 surrogate
+ * (`"\\ud800"`), which is not Unicode text and would come back as U+FFFD; and a number JSON wrote but JavaScript
+ * cannot hold (`1e400`, read as Infinity, which would come back as null). Every store answers the same
+ * VALIDATION_ERROR rather than one of them failing or changing the value. Checked before the schema, its errors
+ * first.
  */
-function withoutNul(validate: Validate): Validate {
+function storableOnly(validate: Validate): Validate {
   const check: Validate = (data) => {
     const found: ErrorObject[] = [];
-    findNul(data, '', found);
+    findUnstorable(data, '', found);
     const valid = validate(data);
     check.errors = found.length > 0 ? [...found, ...(validate.errors ?? [])] : (validate.errors ?? null);
     return valid && found.length === 0;
@@ -100,24 +109,36 @@ function withoutNul(validate: Validate): Validate {
   return check;
 }
 
-const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+const OUT_OF_RANGE = 'must be a finite number: this one is out of range';
 
-function findNul(value: unknown, path: string, found: ErrorObject[]): void {
+/** Why a string cannot be stored, or undefined when it can. */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\0')) return 'must not contain the NUL character (\\u0000)';
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed())
+    return 'must be Unicode text: it contains an unpaired surrogate (such as \\ud800)';
+  return undefined;
+}
+
+function findUnstorable(value: unknown, path: string, found: ErrorObject[]): void {
   if (typeof value === 'string') {
-    if (value.includes('\0')) found.push(nulError(path));
+    const problem = textProblem(value);
+    if (problem) found.push(unstorable(path, problem));
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) found.push(unstorable(path, OUT_OF_RANGE));
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => findNul(item, `${path}/${i}`, found));
+    value.forEach((item, i) => findUnstorable(item, `${path}/${i}`, found));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key.includes('\0')) found.push(nulError(at));
-      else findNul(item, at, found);
+      const problem = textProblem(key);
+      if (problem) found.push(unstorable(at, problem));
+      else findUnstorable(item, at, found);
     }
   }
 }
 
-function nulError(instancePath: string): ErrorObject {
-  return { keyword: 'nul', instancePath, schemaPath: '#', params: {}, message: NUL_MESSAGE };
+function unstorable(instancePath: string, message: string): ErrorObject {
+  return { keyword: 'storable', instancePath, schemaPath: '#', params: {}, message };
 }
 
 /** Turns ajv's errors into one `{ field, message }` per bad field (its first problem), in words a caller can act on. */

@@ -28,7 +28,7 @@ export const Timestamp = Type.String({
 });
 export const DateOnly = Type.String({
   format: 'date',
-  description: 'Calendar date, `YYYY-MM-DD`',
+  description: 'Calendar date, `YYYY-MM-DD` (years 0001 to 9999)',
   examples: ['2026-11-22'],
 });
 
