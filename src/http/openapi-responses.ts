@@ -144,6 +144,7 @@ type Doc = {
   >;
   components: { schemas: Record<string, unknown>; responses?: Record<string, unknown>; securitySchemes?: object };
 };
+type Parameter = { schema?: Record<string, unknown>; style?: unknown; explode?: unknown };
 type Response = {
   headers?: Record<string, { required?: boolean }>;
   content?: Record<string, { schema?: Record<string, unknown> }>;
@@ -255,10 +256,13 @@ export function finishDocument<T>(document: T, access: Access = { auth: 'none', 
       }
       if (access.rateLimited) extra[429] = 'RateLimited';
       if (method !== 'get' && !operation.requestBody) operation.requestBody = IGNORED_BODY;
-      // A list parameter's serialization (`style`, `explode`) belongs to the parameter, not to its schema.
-      for (const parameter of (operation as { parameters?: { schema?: Record<string, unknown> }[] }).parameters ?? []) {
-        delete parameter.schema?.style;
-        delete parameter.schema?.explode;
+      // A list parameter's serialization (`style`, `explode`) belongs to the parameter, not to its schema: moved
+      // there, so that a generated client sends `status[in]=todo,done`, not `status[in]=todo&status[in]=done`.
+      for (const parameter of (operation as { parameters?: Parameter[] }).parameters ?? []) {
+        const { style, explode, ...schema } = parameter.schema ?? {};
+        if (style === undefined && explode === undefined) continue;
+        parameter.schema = schema;
+        Object.assign(parameter, { style, explode });
       }
       const responses: Record<string, Response | { $ref: string }> = { ...operation.responses };
       for (const response of Object.values(operation.responses ?? {})) {

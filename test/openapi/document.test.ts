@@ -152,6 +152,37 @@ test("a webhook's delivery log declares the paging, sort, any-of and range param
   assert.deepEqual(Object.keys(list.properties), ['data', 'count', 'nextCursor']);
 });
 
+test('every list parameter is sent as the document declares it (comma-separated) and the service takes it', async (t) => {
+  const { doc } = await contract();
+  const { api } = await testApp(t);
+  let arrays = 0;
+  for (const [path, method, op] of operations(doc)) {
+    if (method !== 'get' || path.includes('{')) continue;
+    for (const p of (op.parameters ?? []) as { name: string; in: string; style?: string; explode?: boolean }[]) {
+      const schema = (p as { schema?: { type?: string } }).schema;
+      if (p.in !== 'query' || schema?.type !== 'array') continue;
+      arrays++;
+      // OpenAPI's defaults for a query parameter: `form`, exploded (one `name=value` per item).
+      const exploded = p.explode ?? (p.style ?? 'form') === 'form';
+      const { items: item } = schema as { items?: { enum?: string[]; format?: string; type?: string } };
+      const samples =
+        item?.enum ??
+        (item?.format === 'date'
+          ? ['2026-09-30', '2026-10-01']
+          : item?.type === 'boolean'
+            ? ['true', 'false']
+            : ['x', 'y']);
+      const items = samples.filter((v) => !v.startsWith('-')); // a sort names each field once
+      const two = items.slice(0, 2).map(encodeURIComponent);
+      const name = encodeURIComponent(p.name);
+      const query = exploded ? two.map((v) => `${name}=${v}`).join('&') : `${name}=${two.join(',')}`;
+      const res = await api.get(`${path}?${query}`);
+      assert.equal(res.status, 200, `${path}?${query} (style ${p.style}, explode ${p.explode}): ${res.text}`);
+    }
+  }
+  assert.ok(arrays > 20, `${arrays} list parameters`);
+});
+
 test('examples come from the sample records and match their own schemas', async () => {
   const c = await contract();
   const get = c.doc.paths['/api/tasks/{id}']!.get!;
