@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     message: 'Request bodies must be JSON (Content-Type: application/json)',
-    when: 'a body that is not `application/json`',
+    when: 'a body that is not `application/json`, declares a charset other than UTF-8, or is compressed',
   },
   RATE_LIMITED: {
     status: 429,
