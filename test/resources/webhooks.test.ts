@@ -190,6 +190,8 @@ test('POST /api/webhooks: url must be an absolute http(s) URL; other bad bodies 
     [{ url: 'https://' }, ['url']],
     [{ url: 'http://' }, ['url']],
     [{ url: 'https://hooks.example.com:99999/' }, ['url']],
+    [{ url: 'http://user:pass@hooks.example.com/' }, ['url']],
+    [{ url: 'https://token@hooks.example.com/' }, ['url']],
     [{ url: `https://example.com/${'a'.repeat(2048)}` }, ['url']],
     [{ url: 'https://example.com', events: 'task.created' }, ['events']],
     [{ url: 'https://example.com', events: [1] }, ['events[0]']],
@@ -285,6 +287,11 @@ test('PATCH with an unknown event is 400 INVALID_EVENTS and leaves the webhook u
   const noHost = await api.patch('/api/webhooks/wh_001', { url: 'https://' });
   assert.equal(noHost.status, 400);
   assert.deepEqual(fieldsOf(noHost), ['url']);
+  const credentials = await api.patch('/api/webhooks/wh_001', { url: 'https://ops:s3cret@hooks.example.com/' });
+  assert.equal(credentials.status, 400);
+  assert.deepEqual(fieldsOf(credentials), ['url']);
+  assert.match(errorOf(credentials).details![0]!.message, /credentials/);
+  assert.doesNotMatch(credentials.text, /s3cret/);
   assert.deepEqual((await api.get('/api/webhooks/wh_001')).body.data, before);
 });
 

@@ -37,11 +37,16 @@ export function checkEvents(events: readonly string[]): string[] {
 
 /**
  * The schema checks the form (an `http`/`https` scheme, a URI); the URL must also parse as one with a host:
- * `https://` alone or an out-of-range port is no callback address.
+ * `https://` alone or an out-of-range port is no callback address. A URL with credentials
+ * (`https://user:pass@host/`) is refused too: deliveries never send them (a receiver checks the signature), and
+ * the URL is shown in every answer and delivery record, where a password must not be.
  */
 export function urlProblems(url: string): ErrorDetail[] {
   try {
     const parsed = new URL(url);
+    if (parsed.username !== '' || parsed.password !== '') {
+      return [{ field: 'url', message: 'must not hold credentials (user:password@): the signature authenticates' }];
+    }
     if ((parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '') return [];
   } catch {
     // not a URL
