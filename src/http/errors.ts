@@ -88,6 +88,12 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
       // A client error raised with no mapping above: the one code of its status if the catalogue has exactly one
       // (a 413 is PAYLOAD_TOO_LARGE), else a 400; its own message stays internal.
       request.log.info({ err: error }, 'client error');
+      // A 403 not of the service's own is the docs page's file server refusing a path (`../`, a NUL): no file
+      // there, as for any other unknown path. FORBIDDEN speaks of a token's scopes, which have no part in it.
+      if (status === 403) {
+        const path = request.url.split('?', 1)[0]!;
+        return sendError(reply, new AppError('NOT_FOUND', `No route for ${request.method} ${path}`));
+      }
       const codes = codesOf(status);
       return sendError(
         reply,

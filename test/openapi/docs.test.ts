@@ -61,7 +61,9 @@ test('the documentation routes keep the JSON error answers', async (t) => {
   assert.equal(errorOf(post).code, 'METHOD_NOT_ALLOWED');
   assert.equal(post.headers.allow, 'GET, HEAD');
 
-  for (const url of ['/docs/static/nope.js', '/docs/nope', '/api/openapi.yaml']) {
+  // The file server refuses a path out of its folder, or with a NUL, as a 403: no file there either.
+  const refused = ['/docs/static/../../../../etc/passwd', '/docs/static/%00', '/docs/static/a%00.js'];
+  for (const url of ['/docs/static/nope.js', '/docs/nope', '/api/openapi.yaml', ...refused]) {
     const res = await api.get(url);
     assert.equal(res.status, 404, url);
     assert.equal(errorOf(res).code, 'NOT_FOUND', url);
