@@ -202,6 +202,19 @@ test('application/json with a charset or in other letter case is accepted', asyn
   assert.equal((await raw(api, 'POST', '/api/tasks', text, 'Application/JSON')).status, 201);
 });
 
+test("an id of any length that no record has is a 404 NOT_FOUND, also past the router's 1,000 characters", async (t) => {
+  const { api } = await testApp(t);
+  for (const length of [101, 1_000, 1_001, 5_000]) {
+    const id = 'a'.repeat(length);
+    for (const res of [await api.get(`/api/projects/${id}`), await api.delete(`/api/tasks/${id}`)]) {
+      assertError(res, 404, 'NOT_FOUND');
+      assert.ok(res.text.length < 400, `${length}: an answer of ${res.text.length} characters`);
+    }
+    const patch = await api.patch(`/api/comments/${id}`, { body: 'x' });
+    assertError(patch, 404, 'NOT_FOUND');
+  }
+});
+
 test('a body in another charset or compressed is 415, one whose bytes are not UTF-8 is 400; nothing is stored', async (t) => {
   const { api } = await testApp(t);
   const send = (payload: Buffer, headers: Record<string, string | undefined>) =>
