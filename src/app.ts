@@ -12,7 +12,7 @@ import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
 import { CORS_EXPOSED_HEADERS, CORS_ORIGIN } from './http/cors.ts';
-import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.ts';
+import { clientErrors, frameworkErrors, registerErrorHandling, registerProtocolAnswers } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
@@ -70,6 +70,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
       maxHeaderSize: config.maxHeaderSize,
       // How often the timeouts above are checked (Node's default, 30 s, would let them overrun by that much).
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.headersTimeoutMs / 4))),
+      // A request without Host is answered by registerProtocolAnswers, in the error shape (Node's has no body).
+      requireHostHeader: false,
     },
     clientErrorHandler: clientErrors,
   });
@@ -98,6 +100,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   registerJsonBody(app);
   registerErrorHandling(app, routes);
+  registerProtocolAnswers(app);
   const events = deps.events ?? new EventBus(app.log);
   const serviceDeps: ServiceDeps & { readonly store: Store } = { store, clock, ids, events };
   const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, codesOf, validationError } from '../errors.ts';
@@ -139,17 +139,55 @@ function clientErrorOf(err: Error & { code?: string }): AppError {
  */
 export function clientErrors(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const error = clientErrorOf(err);
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   // As Node itself does: answer only when no response on this connection has begun (never corrupt one in flight).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
+  if (!inFlight?.headersSent) answerAndClose(socket, clientErrorOf(err));
+  else socket.destroy();
+}
+
+/** Writes `error` on a connection no response has begun on, in the service's shape, then closes it. */
+function answerAndClose(socket: Socket, error: AppError): void {
+  if (socket.writable) {
     const body = JSON.stringify(error.toBody());
+    const extra = Object.entries(error.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.write(
       `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\n${extra.join('')}` +
         `access-control-allow-origin: ${CORS_ORIGIN}\r\nconnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/**
+ * What Node's HTTP server answers by itself, with an empty body or none, answered in the service's shape instead:
+ * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2: a 400): Node's own check is off (`requireHostHeader`), and
+ *   this hook answers it, naming the header;
+ * - `Expect` with a value other than `100-continue`: Node answers 417 with no body; the service, which has no
+ *   expectation to meet, handles the request as if the header were absent (RFC 9110 §10.1.1 allows either);
+ * - `CONNECT`: Node closes the connection without a word; the service is no proxy, and answers 405.
+ */
+export function registerProtocolAnswers(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      const details = [{ field: 'host', message: 'is required in an HTTP/1.1 request' }];
+      return void sendError(
+        reply,
+        new AppError('VALIDATION_ERROR', 'host: is required in an HTTP/1.1 request', details),
+      );
+    }
+    done();
+  });
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    app.server.emit('request', req, res),
+  );
+  app.server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    answerAndClose(
+      socket,
+      new AppError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed: the service is not a proxy', undefined, {
+        allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      }),
+    );
+  });
 }

@@ -128,6 +128,34 @@ test('bytes that are not HTTP (garbage, a bad header, a bad chunk size, two Cont
   assert.equal((await timedGet(`${base}/api/projects`)).body.count, 5);
 });
 
+test('what Node answers by itself gets the error shape: no Host is 400, CONNECT is 405; an unknown Expect is ignored', async () => {
+  const noHost = await rawExchange(port, ['GET /api/projects HTTP/1.1\r\nConnection: close\r\n\r\n'], {
+    giveUpMs: 5_000,
+  });
+  assertErrorAnswer(noHost, 400, 'VALIDATION_ERROR');
+  assert.deepEqual(JSON.parse(noHost.body).error.details, [
+    { field: 'host', message: 'is required in an HTTP/1.1 request' },
+  ]);
+  // HTTP/1.0 has no Host requirement.
+  const old = await rawExchange(port, ['GET /api/projects HTTP/1.0\r\n\r\n'], { giveUpMs: 5_000 });
+  assert.equal(old.status, 200);
+  assert.equal(JSON.parse(old.body).count, 5);
+
+  const connect = await rawExchange(port, ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'], {
+    giveUpMs: 5_000,
+  });
+  assertErrorAnswer(connect, 405, 'METHOD_NOT_ALLOWED');
+  assert.ok(connect.headers.allow);
+
+  const expect = await rawExchange(
+    port,
+    ['GET /api/projects HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nConnection: close\r\n\r\n'],
+    { giveUpMs: 5_000 },
+  );
+  assert.equal(expect.status, 200, JSON.stringify(expect));
+  assert.equal(JSON.parse(expect.body).count, 5);
+});
+
 test('a flood of 500 idle connections (250 after a keep-alive request, 250 silent): others are served meanwhile, and the server closes every one after its timeout', async (t) => {
   const sockets: { socket: Socket; closed: Promise<number>; opened: number }[] = [];
   const track = (socket: Socket) => {
