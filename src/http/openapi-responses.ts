@@ -93,6 +93,11 @@ export const ETAG = {
   description: 'Version of the record: send it back in `If-None-Match` or `If-Match`',
 };
 const ALLOW = { type: 'string', description: 'The methods this path has', examples: ['GET, HEAD'] };
+const RETRY_AFTER = {
+  type: 'integer',
+  description: 'Seconds to wait before trying again: 1 while the database is unreachable, 5 for the event stream',
+  examples: [1],
+};
 
 /** What a route does with errors: whether it reads a body, and the codes its `CheckedEnum` fields answer. */
 export interface ErrorRoute {
@@ -127,7 +132,7 @@ export function describeErrors(docs: ApiDocs, status: number, url: string, route
   const example = exampleOf(docs, status, url, codes);
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}`).join('; ') || 'Error',
-    headers: responseHeaders,
+    headers: status === 503 ? { ...responseHeaders, 'retry-after': RETRY_AFTER } : responseHeaders,
     content: {
       'application/json': {
         schema: ref('ErrorResponse'),
@@ -192,6 +197,16 @@ const ACCESS_ERRORS: Record<string, { status: number; example: AppError; headers
     },
   },
 };
+
+/** With `RATE_LIMIT`, on every answer of an operation (the limit is checked, and counted, before the route). */
+const RATE_LIMIT_HEADERS = Object.fromEntries(
+  Object.entries(ACCESS_ERRORS.RateLimited!.headers)
+    .filter(([name]) => name.startsWith('x-ratelimit-'))
+    .map(([name, { description, ...schema }]: [string, { description?: string }]) => [
+      name,
+      { description, required: true, schema },
+    ]),
+);
 
 /** What the running service asks of its callers: `AUTH` and whether `RATE_LIMIT` is set. */
 export interface Access {
@@ -265,10 +280,12 @@ export function finishDocument<T>(document: T, access: Access = { auth: 'none', 
         Object.assign(parameter, { style, explode });
       }
       const responses: Record<string, Response | { $ref: string }> = { ...operation.responses };
-      for (const response of Object.values(operation.responses ?? {})) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
         for (const name of Object.keys(responseHeaders)) {
           if (response.headers?.[name]) response.headers[name].required = true;
         }
+        if (status === '503' && response.headers?.['retry-after']) response.headers['retry-after'].required = true;
+        if (access.rateLimited) response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
         const media = response.content?.['application/json'];
         if (media?.schema) media.schema = namedList(doc, media.schema);
       }

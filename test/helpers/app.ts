@@ -95,6 +95,7 @@ export class Api {
       status: res.statusCode,
       contentType: res.headers['content-type'] as string | undefined,
       text: res.body,
+      headers: res.headers,
     });
     if (problems.length > 0) throw new Error(`response breaks the OpenAPI contract:\n  ${problems.join('\n  ')}`);
     let body: any;

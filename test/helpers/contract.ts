@@ -67,6 +67,8 @@ export interface Received {
   status: number;
   contentType: string | undefined;
   text: string;
+  /** The answer's headers, names in lower case: when given, each the document requires must be there. */
+  headers?: Record<string, unknown>;
 }
 
 export class Contract {
@@ -154,6 +156,10 @@ export class Contract {
       const listed = Object.keys(this.doc.paths[template]![opKey]!.responses).join(', ');
       return [`${where}: status ${r.status} is not documented (listed: ${listed}); body ${r.text.slice(0, 300)}`];
     }
+    const missing = Object.entries(found.response.headers ?? {})
+      .filter(([name, header]) => header.required && r.headers && r.headers[name.toLowerCase()] === undefined)
+      .map(([name]) => `${where}: the document requires the header ${name}, which the answer lacks`);
+    if (missing.length > 0) return missing;
     if (method === 'HEAD') return r.text === '' ? [] : [`${where}: HEAD answered with a body`];
     const media = found.response.content?.['application/json'];
     if (!media) return r.text === '' ? [] : [`${where}: documented without a body, answered ${r.text.slice(0, 300)}`];

@@ -6,8 +6,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../../src/errors.ts';
 import { Task, TaskCreate, TaskList, TaskQuery } from '../../src/resources/tasks/schema.ts';
 import { SUBSCRIBABLE } from '../../src/resources/webhooks/schema.ts';
-import { testApp } from '../helpers/app.ts';
-import { contract, escape, type OpenApiDoc, type Operation, type Response } from '../helpers/contract.ts';
+import { Api, testApp } from '../helpers/app.ts';
+import { Contract, contract, escape, type OpenApiDoc, type Operation, type Response } from '../helpers/contract.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -181,6 +181,38 @@ test('every list parameter is sent as the document declares it (comma-separated)
     }
   }
   assert.ok(arrays > 20, `${arrays} list parameters`);
+});
+
+test('every answer carries the headers its document requires: X-RateLimit-* with RATE_LIMIT, Retry-After on a 503', async (t) => {
+  const { app } = await testApp(t, { config: { logLevel: 'silent', rateLimit: { max: 1000, windowMs: 60_000 } } });
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json() as OpenApiDoc;
+  for (const [path, method, op] of operations(doc)) {
+    for (const [status, response] of Object.entries(op.responses)) {
+      if ('$ref' in response) continue;
+      const headers = (response as Response).headers ?? {};
+      for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+        assert.equal(headers[name]?.required, true, `${method} ${path} ${status}: ${name}`);
+      }
+      if (status === '503') assert.equal(headers['retry-after']?.required, true, `${method} ${path} 503: retry-after`);
+    }
+  }
+  // Held to that document (Api checks each answer against it, its required headers included).
+  const published = new Contract(doc);
+  const api = new Api(app, async () => published);
+  assert.equal((await api.get('/api/tasks/task_001')).status, 200);
+  assert.equal((await api.get('/api/tasks/task_nope')).status, 404);
+  assert.equal((await api.post('/api/tasks', { title: 'x' })).status, 400);
+  assert.equal((await api.post('/api/tasks', { projectId: 'proj_001', title: 'x' })).status, 201);
+  assert.equal((await api.get('/api/activity-log?limit=2')).status, 200);
+  const lacking = published.check({
+    method: 'GET',
+    url: '/api/tasks/task_001',
+    status: 200,
+    contentType: 'application/json; charset=utf-8',
+    text: (await app.inject({ url: '/api/tasks/task_001' })).body,
+    headers: { 'x-request-id': 'r', etag: '"e"' },
+  });
+  assert.match(lacking.join('\n'), /requires the header x-ratelimit-limit/);
 });
 
 test('examples come from the sample records and match their own schemas', async () => {
