@@ -236,6 +236,36 @@ test('q: every word in one of the text fields, ignoring case, on every collectio
   }
 });
 
+test("q: letters beyond ASCII fold as PostgreSQL's lower() folds them, on every store alike", async (t) => {
+  const { api } = await testApp(t);
+  const names = ['İstanbul ΣΟΦΟΣ', 'Straße', 'Kelvin \u212a', 'ǅemal', 'ÿes Éclair', '𐐀 Deseret'];
+  const made: Record<string, string> = {};
+  for (const name of names) made[name] = (await api.post('/api/projects', { name })).body.data.id;
+  // Each term, and the names it finds: one character at a time to its simple lower case; no final sigma, no ß → ss.
+  const cases: [string, string[]][] = [
+    ['istanbul', ['İstanbul ΣΟΦΟΣ']],
+    ['İSTANBUL', ['İstanbul ΣΟΦΟΣ']],
+    ['σοφοσ', ['İstanbul ΣΟΦΟΣ']],
+    ['ΣΟΦΟΣ', ['İstanbul ΣΟΦΟΣ']],
+    ['σοφος', []],
+    ['STRASSE', []],
+    ['STRAßE', ['Straße']],
+    ['kelvin k', ['Kelvin \u212a']],
+    ['ǆEMAL', ['ǅemal']],
+    ['ŸES éCLAIR', ['ÿes Éclair']],
+    ['𐐨', ['𐐀 Deseret']],
+  ];
+  for (const [q, expected] of cases) {
+    const res = await api.get(`/api/projects?q=${encodeURIComponent(q)}`);
+    assert.equal(res.status, 200, q);
+    assert.deepEqual(
+      ids(res.body.data),
+      expected.map((name) => made[name]),
+      q,
+    );
+  }
+});
+
 test('bad list parameters: 400 VALIDATION_ERROR naming the parameter', async (t) => {
   const { api } = await testApp(t);
   const other = (await api.get('/api/tasks?limit=1&status=todo')).body.nextCursor as string;

@@ -25,9 +25,10 @@ function inRange(actual: unknown, range: Range): boolean {
 }
 
 /**
- * A test of a record against a search, or undefined for none. Each term is a case-insensitive literal pattern; before
- * it, a cheap check that the field holds the term's rarest letter in either case (`indexOf`), which most records fail
- * (the rare-byte heuristic of grep tools): the pattern runs only on the few that pass.
+ * A test of a record against a search, or undefined for none. Each term is a literal found in the field's fold
+ * (`fold`); before it, a cheap check that the field holds a character that folds to the term's rarest letter
+ * (`includes`), which most records fail (the rare-byte heuristic of grep tools): the fold runs only on the few that
+ * pass.
  */
 export function searchTest<T>(search: Search<T> | undefined): ((record: T) => boolean) | undefined {
   if (!search || search.terms.length === 0) return undefined;
@@ -50,32 +51,47 @@ export function searchTest<T>(search: Search<T> | undefined): ((record: T) => bo
 }
 
 /**
- * A text folded for search: each UTF-16 unit as a case-insensitive pattern without the `u` flag compares it
- * (ECMAScript's Canonicalize: its upper case when that is a single unit and does not take a non-ASCII unit to
- * ASCII). A term's fold occurs in a text's fold exactly when the term matches the text as `termTest` matches it, so
- * the memory collections keep folded texts and find a term with `indexOf`. Unit by unit, so folding texts joined by a
- * separator joins their folds; only `\n` folds to `\n`.
+ * A text folded for search as PostgreSQL's `ILIKE` folds it (`lower()` of each character, in the C.UTF-8 ctype of the
+ * server and of PGlite alike): every code point to its simple lower case, `İ` to `i`, with no final-sigma rule and no
+ * expansion (`ß` stays `ß`, so `STRASSE` does not find `Straße`). A term's fold occurs in a text's fold exactly when
+ * the SQL store finds the term in the text, so the memory collections keep folded texts and find a term with
+ * `indexOf`. Code point by code point, so folding texts joined by a separator joins their folds; only `\n` folds to
+ * `\n`.
  */
 export function fold(text: string): string {
-  if (ASCII.test(text)) return text.toUpperCase();
-  const table = (canonical ??= canonicalUnits());
+  if (ASCII.test(text)) return text.toLowerCase();
+  const table = (lowerUnits ??= lowerTable());
   const units = new Uint16Array(text.length);
-  for (let i = 0; i < text.length; i++) units[i] = table[text.charCodeAt(i)]!;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      // A code point beyond the BMP: its lower case, when that is one code point beyond it too (Deseret, Osage…).
+      const lower = text.slice(i, i + 2).toLowerCase();
+      const same = lower.length !== 2;
+      units[i] = same ? unit : lower.charCodeAt(0);
+      units[i + 1] = same ? next : lower.charCodeAt(1);
+      i++;
+    } else {
+      units[i] = table[unit]!;
+    }
+  }
   let folded = '';
   for (let i = 0; i < units.length; i += 8192) folded += String.fromCharCode(...units.subarray(i, i + 8192));
   return folded;
 }
 
-/** Printable ASCII and its usual whitespace, whose fold is its upper case (other texts take the table). */
+/** Printable ASCII and its usual whitespace, whose fold is its lower case (other texts take the table). */
 const ASCII = /^[\t\n\r -~]*$/;
-let canonical: Uint16Array | undefined;
+let lowerUnits: Uint16Array | undefined;
 
-/** Canonicalize of every UTF-16 unit, made on the first text beyond ASCII. */
-function canonicalUnits(): Uint16Array {
+/** The lower case of every UTF-16 unit of the BMP as one unit (itself when it has none), made on first use. */
+function lowerTable(): Uint16Array {
   const table = new Uint16Array(0x10000);
   for (let unit = 0; unit < 0x10000; unit++) {
-    const upper = String.fromCharCode(unit).toUpperCase();
-    table[unit] = upper.length !== 1 || (unit >= 128 && upper.charCodeAt(0) < 128) ? unit : upper.charCodeAt(0);
+    const lower = String.fromCharCode(unit).toLowerCase();
+    // U+0130 (İ) lowers to `i` and a combining dot in JavaScript; PostgreSQL's lower() gives `i` alone.
+    table[unit] = lower.length === 1 ? lower.charCodeAt(0) : unit === 0x130 ? 0x69 : unit;
   }
   return table;
 }
@@ -83,18 +99,30 @@ function canonicalUnits(): Uint16Array {
 /** Letters and digits, rarest first in English text. */
 const RARITY = 'zqxjkvbpygfwmucldrhsnioate0123456789';
 
-function termTest(term: string): (value: string) => boolean {
-  const pattern = new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
-  const lower = term.toLowerCase();
-  let rare = -1;
-  for (const c of lower) {
-    const at = RARITY.indexOf(c);
-    if (at >= 0 && (rare < 0 || at < RARITY.indexOf(lower[rare]!))) rare = lower.indexOf(c);
+/** The units that fold to `c` (an ASCII letter or digit): `k` from `k`, `K` and the Kelvin sign. */
+const foldingTo = new Map<string, string[]>();
+function unitsFoldingTo(c: string): string[] {
+  let units = foldingTo.get(c);
+  if (!units) {
+    const table = (lowerUnits ??= lowerTable());
+    units = [];
+    for (let unit = 0; unit < 0x10000; unit++)
+      if (table[unit] === c.charCodeAt(0)) units.push(String.fromCharCode(unit));
+    foldingTo.set(c, units);
   }
-  if (rare < 0) return (value) => pattern.test(value);
-  const small = lower[rare]!;
-  const capital = small.toUpperCase();
-  return (value) => (value.indexOf(small) >= 0 || value.indexOf(capital) >= 0) && pattern.test(value);
+  return units;
+}
+
+function termTest(term: string): (value: string) => boolean {
+  const folded = fold(term);
+  let rare = -1;
+  for (const c of folded) {
+    const at = RARITY.indexOf(c);
+    if (at >= 0 && (rare < 0 || at < RARITY.indexOf(folded[rare]!))) rare = folded.indexOf(c);
+  }
+  if (rare < 0) return (value) => fold(value).includes(folded);
+  const units = unitsFoldingTo(folded[rare]!);
+  return (value) => units.some((u) => value.includes(u)) && fold(value).includes(folded);
 }
 
 /**
