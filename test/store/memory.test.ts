@@ -141,7 +141,7 @@ describe('memory store: search by the texts kept per record', () => {
     ...new Set([...texts.flatMap((t) => t.split(/\s+/)), 'ss', 'SS', 'σ', 'ς', 'Σ', 'i', 'I', 'k', 'K', 's', 'S']),
   ].flatMap((t) => [t, t.toLowerCase(), t.toUpperCase()]);
 
-  test('each term finds what the field-by-field test finds (both fold as PostgreSQL\'s lower() does)', async () => {
+  test("each term finds what the field-by-field test finds (both fold as PostgreSQL's lower() does)", async () => {
     const docs = new MemoryCollection<Doc>([], ['title', 'description']);
     const records: Doc[] = texts.map((title, i) => ({
       id: `d${i}`,
