@@ -13,6 +13,8 @@ export class MemorySource implements StreamSource {
   private readonly ring: (Delivery | undefined)[];
   /** Position of the newest event; the ring holds (last - count, last]. */
   private last: bigint;
+  /** Position before this run's first event: one below it is of an earlier run (or none at all). */
+  private readonly first: bigint;
   private count = 0;
   private emit: (batch: readonly Delivery[]) => void = () => {};
 
@@ -22,6 +24,7 @@ export class MemorySource implements StreamSource {
   ) {
     this.ring = new Array<Delivery | undefined>(capacity);
     this.last = BigInt(startMs) * 1000n;
+    this.first = this.last;
   }
 
   async start(emit: (batch: readonly Delivery[]) => void): Promise<void> {
@@ -57,7 +60,7 @@ export class MemorySource implements StreamSource {
     upTo: Position,
     page: (batch: readonly Delivery[]) => Promise<void>,
   ): Promise<Reset | void> {
-    if (after.lo !== 0n || compare(after, this.head()) > 0) return { reset: 'unknown' };
+    if (after.lo !== 0n || compare(after, this.head()) > 0 || after.hi < this.first) return { reset: 'unknown' };
     const oldest = this.last - BigInt(this.count); // the position just before the oldest kept
     if (after.hi < oldest) return { reset: 'expired' };
     // Taken at once (references, at most `capacity`): the ring may move on while the pages are written.
