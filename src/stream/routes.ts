@@ -58,7 +58,21 @@ export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string): void {
       response: {
         200: {
           description: 'The stream, open until the client leaves or the service stops',
-          headers: responseHeaders,
+          headers: {
+            ...responseHeaders,
+            'cache-control': {
+              type: 'string',
+              description: 'Never stored by a cache',
+              examples: ['no-cache, no-transform'],
+            },
+            vary: { type: 'string', description: "The stream depends on the client's `Accept-Encoding`" },
+            'content-encoding': { type: 'string', description: '`gzip` when the client takes it', examples: ['gzip'] },
+            'x-accel-buffering': {
+              type: 'string',
+              description: 'Asks a proxy in front (nginx) not to hold the events back',
+              examples: ['no'],
+            },
+          },
           content: {
             'text/event-stream': {
               schema: Type.String({
