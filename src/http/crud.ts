@@ -13,7 +13,7 @@ import {
 } from '../schemas/common.ts';
 import type { ListQuery, Page } from '../store/types.ts';
 import { contextOf } from './context.ts';
-import { listQuery, NextCursor, PAGE_HEADERS, pageOf, readList, refuseUndeclaredOperators, sendPage } from './list.ts';
+import { listQuery, NextCursor, PAGE_HEADERS, pageOf, readList, sendPage } from './list.ts';
 import type { ListSpec } from './list.ts';
 import { Query } from '../schemas/common.ts';
 import { Type } from 'typebox';
@@ -75,7 +75,6 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
   const querystring = listQuery(base, spec.list);
   app.get(path, {
     schema: { operationId: `list${components}`, tags, summary: `List ${nouns}`, querystring, response: listResponse },
-    preValidation: refuseUndeclaredOperators(querystring),
     // Only a validated query filters: its schema has removed every parameter it does not declare.
     handler: async (request, reply) => {
       const list = readList(request.query, base, spec.list, path);

@@ -228,30 +228,6 @@ function readSort(value: string, spec: ListSpec, problems: ErrorDetail[]): SortK
   return keys;
 }
 
-/**
- * A preValidation hook: a bracketed parameter the list does not declare (`priority[in]` where `priority` has no
- * filter, `createdAt[foo]`) is refused, naming it, rather than ignored as other unknown parameters are: it says
- * the client meant a condition the list does not have.
- */
-export function refuseUndeclaredOperators(schema: TObject) {
-  return async (request: FastifyRequest) => {
-    const problems: ErrorDetail[] = [];
-    for (const key of Object.keys((request.query ?? {}) as object)) {
-      if (!key.includes('[') || Object.hasOwn(schema.properties, key)) continue;
-      const field = key.slice(0, key.indexOf('['));
-      const offered = Object.keys(schema.properties).filter((k) => k.startsWith(`${field}[`));
-      problems.push({
-        field: key,
-        message:
-          offered.length > 0
-            ? `is not an operator of \`${field}\`: use ${offered.join(', ')}`
-            : `\`${field}\` has no operators on this list`,
-      });
-    }
-    if (problems.length > 0) throw validationError(problems);
-  };
-}
-
 /** Runs the store query of a list; a position the store cannot read is a bad `cursor`. */
 export async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
   try {

@@ -38,12 +38,44 @@ const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: 'all' });
 const textAjv = makeAjv({ coerceTypes: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const validate =
+  let validate =
     httpPart === 'body'
       ? (bodyAjv.compile(schema as object) as Validate)
       : numbersAsWritten(schema as Schema, textAjv.compile(schema as object));
+  if (httpPart === 'querystring') validate = noUndeclaredOperators(schema as Schema, validate);
   return storableOnly(validate) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+/**
+ * A bracketed query parameter the route does not declare (`priority[in]` where `priority` has no filter,
+ * `createdAt[foo]`, `username[]` where `username` takes one value) is refused, naming it, rather than dropped as
+ * other unknown parameters are: it says the client meant a condition the route does not have, and dropping it would
+ * widen what the request reads or changes (`PATCH /api/notifications/read-all?username[]=bob` marking everyone's).
+ */
+function noUndeclaredOperators(schema: Schema, validate: Validate): Validate {
+  const declared = Object.keys(schema.properties ?? {});
+  const check: Validate = (data) => {
+    let found: ErrorObject[] | undefined;
+    if (data !== null && typeof data === 'object') {
+      for (const key of Object.keys(data)) {
+        if (!key.includes('[') || declared.includes(key)) continue;
+        const name = key.slice(0, key.indexOf('['));
+        const offered = declared.filter((k) => k.startsWith(`${name}[`));
+        const message =
+          offered.length > 0
+            ? `is not an operator of \`${name}\`: use ${offered.join(', ')}`
+            : declared.includes(name)
+              ? `\`${name}\` takes one value here, as \`${name}=\``
+              : `\`${name}\` has no operators here`;
+        (found ??= []).push({ keyword: 'operator', instancePath: `/${key}`, schemaPath: '#', params: {}, message });
+      }
+    }
+    const valid = validate(data);
+    check.errors = found ? [...found, ...(validate.errors ?? [])] : (validate.errors ?? null);
+    return valid && !found;
+  };
+  return check;
+}
 
 type Schema = { type?: unknown; properties?: Record<string, Schema> };
 type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

@@ -289,6 +289,25 @@ test('PATCH /api/notifications/read-all?username= limits to that user', async (t
   assert.equal((await api.get('/api/notifications?read=false')).body.count, 0);
 });
 
+test('PATCH /api/notifications/read-all with username in a bracketed form is a 400, and marks nothing', async (t) => {
+  const { api } = await testApp(t);
+  await seedFive(api);
+  const unread = (await api.get('/api/notifications?read=false')).body.count;
+  assert.ok(unread > 0);
+  // As a query-string library writes an array: dropping it would widen the change to every user's notifications.
+  for (const query of ['username[]=bob', 'username[in]=bob', 'username[0]=bob']) {
+    const res = await api.patch(`/api/notifications/read-all?${query}`);
+    assert.equal(res.status, 400, query);
+    assert.equal(errorOf(res).code, 'VALIDATION_ERROR');
+    assert.deepEqual(fieldsOf(res), [query.split('=')[0]]);
+    assert.match(errorOf(res).details![0]!.message, /`username` takes one value here/);
+  }
+  assert.equal((await api.get('/api/notifications?read=false')).body.count, unread);
+  // A bracketed name the route does not know at all is refused too (it names a condition); a plain one is ignored.
+  assert.equal((await api.patch('/api/notifications/read-all?who[]=bob')).status, 400);
+  assert.equal((await api.get('/api/notifications?read=false')).body.count, unread);
+});
+
 test('DELETE /api/notifications/:id answers the delete shape; then 404', async (t) => {
   const { api } = await testApp(t);
   await seedFive(api);

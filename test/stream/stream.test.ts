@@ -112,6 +112,12 @@ describe('GET /api/stream', () => {
       assert.equal(res.body.error.code, 'VALIDATION_ERROR');
       assert.equal(res.body.error.details[0].field, 'types');
     }
+    // A filter in a bracketed form is refused, not dropped (which would stream everything).
+    for (const query of ['projectId[]=proj_001', 'projectId[in]=proj_001', 'types[]=task.created']) {
+      const res = await api.get(`/api/stream?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.error.details[0].field, query.split('=')[0]);
+    }
   });
 
   test('projectId= keeps the project, its tasks, milestones, comments and time entries', async (t) => {

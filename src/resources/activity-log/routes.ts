@@ -2,7 +2,7 @@ import { contextOf } from '../../http/context.ts';
 import { sendRecord } from '../../http/etag.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
-import { pageOf, readList, refuseUndeclaredOperators, sendPage } from '../../http/list.ts';
+import { pageOf, readList, sendPage } from '../../http/list.ts';
 import { ActivityCreate, ActivityEntry, ActivityList, ActivityListQuery, ActivityListSpec } from './schema.ts';
 import { ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
@@ -24,7 +24,6 @@ export function activityRoutes(app: TypedApp, service: ActivityLogService, { pat
       querystring: ActivityListQuery,
       response: { 200: ActivityList, ...errorResponses(400) },
     },
-    preValidation: refuseUndeclaredOperators(ActivityListQuery),
     handler: async (request, reply) => {
       const list = readList(request.query, ActivityQuery, ActivityListSpec, path);
       const page = await pageOf(() => service.query(request.query, list));

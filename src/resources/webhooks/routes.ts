@@ -14,7 +14,6 @@ import {
   PageLimit,
   pageOf,
   readList,
-  refuseUndeclaredOperators,
   sendPage,
   type ListSpec,
 } from '../../http/list.ts';
@@ -85,7 +84,6 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       querystring: DeliveryListQuery,
       response: { 200: DeliveryList, ...errorResponses(400, 404) },
     },
-    preValidation: refuseUndeclaredOperators(DeliveryListQuery),
     handler: async (request, reply) => {
       const q = request.query as { since?: string; until?: string };
       const id = request.params.id;
