@@ -3,7 +3,10 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { StringEnum } from './schemas/common.ts';
 
-/** setTimeout's largest delay (about 24.8 days); a longer one would fire at once. */
+/**
+ * setTimeout's largest delay (about 24.8 days); a longer one would fire at once. The bound of every setting that
+ * becomes a timer or a socket timeout.
+ */
 const MAX_DELAY_MS = 2_147_483_647;
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
@@ -63,13 +66,13 @@ export const ConfigSchema = Type.Object({
    * How long in-flight requests and webhook attempts may take to finish after SIGINT/SIGTERM, in ms; attempts still
    * unfinished then are left in the outbox for the next start (or another instance) to retry.
    */
-  shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
+  shutdownGraceMs: Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS, default: 10_000 }),
   /** A client must send a request's complete headers within this time (else 408 and the connection closes). */
-  headersTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  headersTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 10_000 }),
   /** A client must send a whole request, headers and body, within this time (else 408); at least `headersTimeoutMs`. */
-  requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
+  requestTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 30_000 }),
   /** An idle keep-alive connection is closed after this long without a new request. */
-  keepAliveTimeoutMs: Type.Integer({ minimum: 100, default: 72_000 }),
+  keepAliveTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 72_000 }),
   /** Largest request line plus headers, in bytes; larger ones get `431`. */
   maxHeaderSize: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
   /** Open connections accepted at once; connections beyond it are closed at once. */
@@ -78,7 +81,7 @@ export const ConfigSchema = Type.Object({
   webhookRetrySchedule: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS }), {
     default: Object.freeze(parseSchedule('5s,5m,30m,2h,5h,10h,10h')),
   }),
-  webhookTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 10_000 }),
   /** Deliver to loopback, private, link-local and metadata addresses too. */
   webhookAllowPrivate: Type.Boolean({ default: false }),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
@@ -98,9 +101,9 @@ export const ConfigSchema = Type.Object({
   /** At start, empty the durable store and load the sample records again. */
   resetData: Type.Boolean({ default: false }),
   /** How long the database may stay unreachable at start (and one connection may take to open), in ms. */
-  dbConnectTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  dbConnectTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 10_000 }),
   /** How long one SQL statement may run before it is cancelled and the request answered 503, in ms. */
-  dbStatementTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  dbStatementTimeoutMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 10_000 }),
   /** Connections to the PostgreSQL server for requests (the delivery workers and the two listeners open four more). */
   dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   /** The in-memory store keeps at most this many activity entries, the oldest dropped. */
@@ -118,7 +121,7 @@ export const ConfigSchema = Type.Object({
   /** On the durable stores, the event stream's table keeps events this long for clients that resume, in ms. */
   streamRetentionMs: Type.Integer({ minimum: 1_000, default: 86_400_000 }),
   /** A comment line goes to every event stream client this often, so that proxies keep idle streams open, in ms. */
-  streamHeartbeatMs: Type.Integer({ minimum: 100, default: 15_000 }),
+  streamHeartbeatMs: Type.Integer({ minimum: 100, maximum: MAX_DELAY_MS, default: 15_000 }),
   /** Event stream clients connected at once; more get 503 with `Retry-After`. */
   streamMaxClients: Type.Integer({ minimum: 1, default: 1_000 }),
   /**

@@ -64,12 +64,14 @@ async function main(): Promise<void> {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     const { code, syscall } = err as NodeJS.ErrnoException;
-    if (syscall !== 'listen' || code === undefined) throw err;
+    if ((syscall !== 'listen' && syscall !== 'getaddrinfo') || code === undefined) throw err;
     const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     fail(
       code === 'EADDRINUSE'
         ? `cannot listen on ${where}: port ${config.port} is already in use; choose another with PORT (--port)`
-        : `cannot listen on ${where}: ${(err as Error).message}`,
+        : syscall === 'getaddrinfo'
+          ? `cannot listen on ${where}: HOST (--host) ${config.host} does not resolve to an address (${code})`
+          : `cannot listen on ${where}: ${(err as Error).message}`,
       1,
     );
   }

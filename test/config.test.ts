@@ -64,6 +64,28 @@ test('bad settings are refused in one line naming the variable and the flag of e
   refused(() => loadConfig({ HOST: ' ' }, []), /^invalid configuration: HOST \(--host\): must not be blank, got " "$/);
 });
 
+test('a setting that becomes a timer is refused above 2147483647 ms (a longer timer would fire at once)', () => {
+  const timers = [
+    'SHUTDOWN_GRACE_MS',
+    'HEADERS_TIMEOUT_MS',
+    'REQUEST_TIMEOUT_MS',
+    'KEEP_ALIVE_TIMEOUT_MS',
+    'WEBHOOK_TIMEOUT_MS',
+    'DB_CONNECT_TIMEOUT_MS',
+    'DB_STATEMENT_TIMEOUT_MS',
+    'STREAM_HEARTBEAT_MS',
+  ];
+  for (const name of timers) {
+    refused(() => loadConfig({ [name]: '3000000000' }, []), new RegExp(`${name} \\(--[a-z-]+\\): .*2147483647`));
+    // The headers' timeout may not exceed the request's (a rule of its own): both at the bound.
+    const largest = {
+      [name]: '2147483647',
+      ...(name === 'HEADERS_TIMEOUT_MS' ? { REQUEST_TIMEOUT_MS: '2147483647' } : {}),
+    };
+    assert.doesNotThrow(() => loadConfig(largest, []), name);
+  }
+});
+
 test('unknown flags, flags without a value and stray arguments are refused in one line', () => {
   refused(() => loadConfig({}, ['--bogus', '1']), /^invalid configuration: unknown flag --bogus$/);
   refused(() => loadConfig({}, ['-p', '3000']), /unknown flag -p/);

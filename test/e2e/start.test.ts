@@ -65,6 +65,15 @@ test('npm start on a port in use: exit 1, one line naming the port, no stack', a
   assert.doesNotMatch(stderr + stdout, /^\s+at /m);
 });
 
+test('a HOST that does not resolve ends the start with one line naming it and exit code 1, no stack', async () => {
+  const { code, stdout, stderr } = await runUntilExit(['--host', 'nonexistent.invalid', '--port', '0']);
+  assert.equal(code, 1, stderr);
+  assert.deepEqual(ownLines(stderr), [
+    'cannot listen on nonexistent.invalid:0: HOST (--host) nonexistent.invalid does not resolve to an address (ENOTFOUND)',
+  ]);
+  assert.doesNotMatch(stderr + stdout, /^\s+at /m);
+});
+
 test('SIGTERM to the npm start process stops the service: port closed, exit 0, one line saying so', async (t) => {
   const server = await startServer(['--webhook-retry-schedule', 'none'], {}, { npm: true });
   const listening = JSON.parse(
