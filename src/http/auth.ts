@@ -29,7 +29,8 @@ const INVALID_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
 const BEARER = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
 
 /** How the request was resolved: who, or why not. Kept per request, so that the token is checked once. */
-type Resolution = { principal: Principal } | { refusal: AppError } | { public: true };
+/** `holder`: the valid token's owner of a request refused for its scopes (it counts against that token's limit). */
+type Resolution = { principal: Principal } | { refusal: AppError; holder?: Principal } | { public: true };
 const RESOLVED = Symbol('auth.resolved');
 type Resolved = FastifyRequest & { [RESOLVED]?: Promise<Resolution> };
 
@@ -123,6 +124,7 @@ export class Authenticator {
           'FORBIDDEN',
           `This request needs the ${needed} scope; the token has ${principal.scopes.join(', ')}`,
         ),
+        holder: principal,
       };
     }
     return { principal };
@@ -182,7 +184,10 @@ export async function registerAuth(app: FastifyInstance, tokens: TokenService, o
       cache: 100_000,
       keyGenerator: async (request) => {
         const resolution = authenticator && (await authenticator.resolve(request));
-        const principal = resolution && 'principal' in resolution ? resolution.principal : undefined;
+        // A valid token counts against its own limit, also on a request refused for its scopes.
+        const principal =
+          resolution &&
+          ('principal' in resolution ? resolution.principal : 'refusal' in resolution && resolution.holder);
         return principal ? `token:${principal.tokenId ?? ADMIN_USERNAME}` : `address:${request.ip}`;
       },
       errorResponseBuilder: (_request, context) =>

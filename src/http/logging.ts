@@ -16,7 +16,8 @@ export const REDACTED_PATHS = [
 
 /**
  * A URL with the value of every `access_token` query parameter replaced by `[Redacted]` (the parameter a route
- * may take its token from), whatever way its name is encoded. Most URLs have none and are returned as they are.
+ * may take its token from), whatever way its name is encoded or cased, bracketed or not. Most URLs have none and
+ * are returned as they are.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -26,12 +27,20 @@ export function redactUrl(url: string): string {
   for (let i = 0; i < pairs.length; i++) {
     const pair = pairs[i]!;
     const eq = pair.indexOf('=');
-    if (keyOf(eq === -1 ? pair : pair.slice(0, eq)) === 'access_token' && eq !== -1) {
+    if (eq !== -1 && isTokenKey(keyOf(pair.slice(0, eq)))) {
       pairs[i] = `${pair.slice(0, eq)}=[Redacted]`;
       changed = true;
     }
   }
   return changed ? `${url.slice(0, q)}?${pairs.join('&')}` : url;
+}
+
+/**
+ * `access_token`, and the names a client may send one under by mistake (`ACCESS_TOKEN`, `access_token[]`, a NUL
+ * after it): the service reads none of these as a token, but their value is likely one, and stays out of the logs.
+ */
+function isTokenKey(key: string): boolean {
+  return /^access_token(?:\[|\0|$)/i.test(key);
 }
 
 function keyOf(raw: string): string {

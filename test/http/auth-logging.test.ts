@@ -18,6 +18,11 @@ test('redactUrl replaces the value of every access_token parameter, however its 
   assert.equal(redactUrl('/api/stream?access%5Ftoken=pmt_abc'), '/api/stream?access%5Ftoken=[Redacted]');
   assert.equal(redactUrl('/api/stream?%61ccess_token=pmt_abc'), '/api/stream?%61ccess_token=[Redacted]');
   assert.equal(redactUrl('/api/stream?%zz=1&access_token=p'), '/api/stream?%zz=1&access_token=[Redacted]');
+  // Names a token may be sent under by mistake: not read as one, kept out of the logs all the same.
+  for (const name of ['ACCESS_TOKEN', 'Access_Token', 'access_token[]', 'access_token%5B0%5D', 'access_token%00']) {
+    assert.equal(redactUrl(`/api/stream?${name}=pmt_abc`), `/api/stream?${name}=[Redacted]`, name);
+  }
+  assert.equal(redactUrl('/api/stream?access_tokens=1'), '/api/stream?access_tokens=1');
 });
 
 test("the access line (the service's own formatter) shows the URL with its token redacted", () => {

@@ -61,3 +61,19 @@ test('RATE_LIMIT with AUTH=token: per token; requests without a valid token coun
   assert.ok(Number(third.headers['retry-after']) > 0);
   assertError(await api.request(from('10.0.0.3', { 'x-api-key': 'pmt_guess4' })), 429, 'RATE_LIMITED');
 });
+
+test('RATE_LIMIT with AUTH=token: a valid token refused for its scopes counts against the token, not the address', async (t) => {
+  const { api, issue } = await authApp(t, { rateLimit: { max: 3, windowMs: 60_000 } });
+  const carol = bearer((await issue({ username: 'carol', scopes: ['read'] })).token);
+  const write = (headers: Record<string, string>) => ({ ...from('10.0.0.4', headers), method: 'POST' as const });
+  for (const remaining of ['2', '1', '0']) {
+    const refused = await api.request({ ...write(carol), url: '/api/projects', payload: {} });
+    assertError(refused, 403, 'FORBIDDEN');
+    assert.equal(refused.headers['x-ratelimit-remaining'], remaining);
+  }
+  assertError(await api.request(from('10.0.0.4', carol)), 429, 'RATE_LIMITED');
+  // The address's own budget is untouched: a request without a token from it is answered (401, not 429).
+  const anonymous = await api.request(from('10.0.0.4'));
+  assertError(anonymous, 401, 'UNAUTHENTICATED');
+  assert.equal(anonymous.headers['x-ratelimit-remaining'], '2');
+});
