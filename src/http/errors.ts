@@ -94,10 +94,7 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
       request.log.info({ err: error }, 'client error');
       // A 403 not of the service's own is the docs page's file server refusing a path (`../`, a NUL): no file
       // there, as for any other unknown path. FORBIDDEN speaks of a token's scopes, which have no part in it.
-      if (status === 403) {
-        const path = request.url.split('?', 1)[0]!;
-        return sendError(reply, new AppError('NOT_FOUND', `No route for ${request.method} ${path}`));
-      }
+      if (status === 403) return sendError(reply, noRoute(request));
       const codes = codesOf(status);
       return sendError(
         reply,
@@ -119,8 +116,13 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
         }),
       );
     }
-    return sendError(reply, new AppError('NOT_FOUND', `No route for ${request.method} ${path}`));
+    return sendError(reply, noRoute(request));
   });
+}
+
+/** The answer to a path the service has no route (nor file) for. */
+function noRoute(request: FastifyRequest): AppError {
+  return new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?', 1)[0]!}`);
 }
 
 const UNPROCESSED = 'The request could not be processed';
@@ -171,11 +173,7 @@ function answerAndClose(socket: Socket, error: AppError): void {
 export function registerProtocolAnswers(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      const details = [{ field: 'host', message: 'is required in an HTTP/1.1 request' }];
-      return void sendError(
-        reply,
-        new AppError('VALIDATION_ERROR', 'host: is required in an HTTP/1.1 request', details),
-      );
+      return void sendError(reply, validationError([{ field: 'host', message: 'is required in an HTTP/1.1 request' }]));
     }
     done();
   });

@@ -38,13 +38,29 @@ const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: 'all' });
 const textAjv = makeAjv({ coerceTypes: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  let validate =
-    httpPart === 'body'
-      ? (bodyAjv.compile(schema as object) as Validate)
-      : numbersAsWritten(schema as Schema, textAjv.compile(schema as object));
-  if (httpPart === 'querystring') validate = noUndeclaredOperators(schema as Schema, validate);
-  return storableOnly(validate) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const text = httpPart !== 'body';
+  const validate = (text ? textAjv : bodyAjv).compile(schema as object) as Validate;
+  const checks: Check[] = [unstorable];
+  if (httpPart === 'querystring') checks.push(undeclaredOperators(schema as Schema));
+  const numbers = text ? numbersAsWritten(schema as Schema) : undefined;
+  if (numbers) checks.push(numbers);
+  return checkedFirst(validate, checks) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+/** A check of a request part as it came, before ajv reads (and coerces) it: its problems added to `found`. */
+type Check = (data: unknown, found: ErrorObject[]) => void;
+
+/** `validate` with the problems of `checks` first, in their order, then ajv's; valid only with none. */
+function checkedFirst(validate: Validate, checks: readonly Check[]): Validate {
+  const check: Validate = (data) => {
+    const found: ErrorObject[] = [];
+    for (const c of checks) c(data, found);
+    const valid = validate(data);
+    check.errors = found.length > 0 ? [...found, ...(validate.errors ?? [])] : (validate.errors ?? null);
+    return valid && found.length === 0;
+  };
+  return check;
+}
 
 /**
  * A bracketed query parameter the route does not declare (`priority[in]` where `priority` has no filter,
@@ -52,29 +68,23 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
  * other unknown parameters are: it says the client meant a condition the route does not have, and dropping it would
  * widen what the request reads or changes (`PATCH /api/notifications/read-all?username[]=bob` marking everyone's).
  */
-function noUndeclaredOperators(schema: Schema, validate: Validate): Validate {
-  const declared = Object.keys(schema.properties ?? {});
-  const check: Validate = (data) => {
-    let found: ErrorObject[] | undefined;
-    if (data !== null && typeof data === 'object') {
-      for (const key of Object.keys(data)) {
-        if (!key.includes('[') || declared.includes(key)) continue;
-        const name = key.slice(0, key.indexOf('['));
-        const offered = declared.filter((k) => k.startsWith(`${name}[`));
-        const message =
-          offered.length > 0
-            ? `is not an operator of \`${name}\`: use ${offered.join(', ')}`
-            : declared.includes(name)
-              ? `\`${name}\` takes one value here, as \`${name}=\``
-              : `\`${name}\` has no operators here`;
-        (found ??= []).push({ keyword: 'operator', instancePath: `/${key}`, schemaPath: '#', params: {}, message });
-      }
+function undeclaredOperators(schema: Schema): Check {
+  const declared = new Set(Object.keys(schema.properties ?? {}));
+  return (data, found) => {
+    if (data === null || typeof data !== 'object') return;
+    for (const key of Object.keys(data)) {
+      if (!key.includes('[') || declared.has(key)) continue;
+      const name = key.slice(0, key.indexOf('['));
+      const offered = [...declared].filter((k) => k.startsWith(`${name}[`));
+      const message =
+        offered.length > 0
+          ? `is not an operator of \`${name}\`: use ${offered.join(', ')}`
+          : declared.has(name)
+            ? `\`${name}\` takes one value here, as \`${name}=\``
+            : `\`${name}\` has no operators here`;
+      found.push({ keyword: 'operator', instancePath: `/${key}`, schemaPath: '#', params: {}, message });
     }
-    const valid = validate(data);
-    check.errors = found ? [...found, ...(validate.errors ?? [])] : (validate.errors ?? null);
-    return valid && !found;
   };
-  return check;
 }
 
 type Schema = { type?: unknown; properties?: Record<string, Schema> };
@@ -88,38 +98,32 @@ const WRITTEN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.
  * `"1e3"` are numbers too), so `limit=0x10` would pass as 16. The numeric parameters of a text part are checked
  * as written first: a value that is not plain digits (for an `integer`) is refused as not of its type, and one
  * too large for JavaScript (`1e400`, which would be Infinity) as out of range, with ajv's other errors after them.
- * Parts with no numeric parameter keep ajv's validator as it is.
+ * Parts with no numeric parameter have no such check.
  */
-function numbersAsWritten(schema: Schema, validate: Validate): Validate {
+function numbersAsWritten(schema: Schema): Check | undefined {
   const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, prop]) => {
     const type = String(prop.type);
     return WRITTEN[type] ? [{ key, type, pattern: WRITTEN[type]! }] : [];
   });
-  if (numeric.length === 0) return validate;
-  const check: Validate = (data) => {
-    let written: ErrorObject[] | undefined; // allocated only for a request that has one
-    if (data !== null && typeof data === 'object') {
-      for (const { key, type, pattern } of numeric) {
-        const value = (data as Record<string, unknown>)[key];
-        if (typeof value !== 'string') continue;
-        if (!pattern.test(value)) {
-          (written ??= []).push({
-            keyword: 'type',
-            instancePath: `/${key}`,
-            schemaPath: `#/properties/${key}/type`,
-            params: { type },
-            message: `must be ${type}`,
-          });
-        } else if (!Number.isFinite(Number(value))) {
-          (written ??= []).push(unstorable(`/${key}`, OUT_OF_RANGE));
-        }
+  if (numeric.length === 0) return undefined;
+  return (data, found) => {
+    if (data === null || typeof data !== 'object') return;
+    for (const { key, type, pattern } of numeric) {
+      const value = (data as Record<string, unknown>)[key];
+      if (typeof value !== 'string') continue;
+      if (!pattern.test(value)) {
+        found.push({
+          keyword: 'type',
+          instancePath: `/${key}`,
+          schemaPath: `#/properties/${key}/type`,
+          params: { type },
+          message: `must be ${type}`,
+        });
+      } else if (!Number.isFinite(Number(value))) {
+        found.push(unstorableError(`/${key}`, OUT_OF_RANGE));
       }
     }
-    const valid = validate(data);
-    check.errors = written ? [...written, ...(validate.errors ?? [])] : (validate.errors ?? null);
-    return valid && !written;
   };
-  return check;
 }
 
 /**
@@ -130,16 +134,7 @@ function numbersAsWritten(schema: Schema, validate: Validate): Validate {
  * VALIDATION_ERROR rather than one of them failing or changing the value. Checked before the schema, its errors
  * first.
  */
-function storableOnly(validate: Validate): Validate {
-  const check: Validate = (data) => {
-    const found: ErrorObject[] = [];
-    findUnstorable(data, '', found);
-    const valid = validate(data);
-    check.errors = found.length > 0 ? [...found, ...(validate.errors ?? [])] : (validate.errors ?? null);
-    return valid && found.length === 0;
-  };
-  return check;
-}
+const unstorable: Check = (data, found) => findUnstorable(data, '', found);
 
 const OUT_OF_RANGE = 'must be a finite number: this one is out of range';
 
@@ -154,22 +149,22 @@ function textProblem(text: string): string | undefined {
 function findUnstorable(value: unknown, path: string, found: ErrorObject[]): void {
   if (typeof value === 'string') {
     const problem = textProblem(value);
-    if (problem) found.push(unstorable(path, problem));
+    if (problem) found.push(unstorableError(path, problem));
   } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) found.push(unstorable(path, OUT_OF_RANGE));
+    if (!Number.isFinite(value)) found.push(unstorableError(path, OUT_OF_RANGE));
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => findUnstorable(item, `${path}/${i}`, found));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       const problem = textProblem(key);
-      if (problem) found.push(unstorable(at, problem));
+      if (problem) found.push(unstorableError(at, problem));
       else findUnstorable(item, at, found);
     }
   }
 }
 
-function unstorable(instancePath: string, message: string): ErrorObject {
+function unstorableError(instancePath: string, message: string): ErrorObject {
   return { keyword: 'storable', instancePath, schemaPath: '#', params: {}, message };
 }
 
