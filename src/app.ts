@@ -12,7 +12,12 @@ import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
 import { CORS_EXPOSED_HEADERS, CORS_ORIGIN } from './http/cors.ts';
-import { clientErrors, frameworkErrors, registerErrorHandling, registerProtocolAnswers } from './http/errors.ts';
+import {
+  clientErrors,
+  frameworkErrorsLoggedBy,
+  registerErrorHandling,
+  registerProtocolAnswers,
+} from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
@@ -59,7 +64,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     genReqId: requestIdOf,
-    frameworkErrors,
+    frameworkErrors: frameworkErrorsLoggedBy((request, reply) => accessLog.requestCompleted(null, request, reply)),
     return503OnClosing: false,
     logController: accessLog,
     // Slow, oversized and idle clients (config.ts): answered 408 / 431 in the error shape and disconnected.

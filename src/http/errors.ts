@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, codesOf, validationError } from '../errors.ts';
 import { ConstraintViolationError, StoreUnavailableError } from '../store/errors.ts';
 import { CORS_ORIGIN } from './cors.ts';
+import { redactUrl } from './logging.ts';
 import { toDetails } from './validation.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -70,13 +71,19 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
 }
 
 /**
- * Errors Fastify raises before routing (a malformed URL): answered in the service's shape too. No hook runs
- * for these requests, so the headers every response carries (request id, CORS) are set here.
+ * The handler of errors Fastify raises before routing (a malformed URL, an id past `maxParamLength`): answered in
+ * the service's shape too. No hook runs for these requests, nor Fastify's completion, so the headers every response
+ * carries (request id, CORS) are set here, and `accessLine` writes the request's access line once it is answered.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id);
-  reply.header('access-control-allow-origin', CORS_ORIGIN);
-  void sendError(reply, toAppError(error) ?? new AppError('VALIDATION_ERROR'));
+export function frameworkErrorsLoggedBy(
+  accessLine: (request: FastifyRequest, reply: FastifyReply) => void,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('access-control-allow-origin', CORS_ORIGIN);
+    reply.raw.once('finish', () => accessLine(request, reply));
+    void sendError(reply, toAppError(error) ?? new AppError('VALIDATION_ERROR'));
+  };
 }
 
 /** One error handler for the whole service, and the 404/405 answer for paths with no route. */
@@ -137,29 +144,38 @@ function clientErrorOf(err: Error & { code?: string }): AppError {
 /**
  * The server's `clientError` handler (Fastify's `clientErrorHandler`): a request that is too slow (headers or
  * body past their timeouts), whose headers are too large, or that is not HTTP gets its status in the service's
- * error shape, then the connection is closed. Nothing is logged above debug: these are the client's problems.
+ * error shape, then the connection is closed. What is answered gets a line at `info`, as every request does (with
+ * the request id sent and the parser's code; there is no method or URL to name); the parser's message at `debug`.
  */
 export function clientErrors(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   // As Node itself does: answer only when no response on this connection has begun (never corrupt one in flight).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (!inFlight?.headersSent) answerAndClose(socket, clientErrorOf(err));
-  else socket.destroy();
+  if (inFlight?.headersSent) return void socket.destroy();
+  const error = clientErrorOf(err);
+  const reqId = answerAndClose(socket, error);
+  if (reqId !== undefined) this.log.info({ reqId, statusCode: error.statusCode, code: err.code }, 'request refused');
 }
 
-/** Writes `error` on a connection no response has begun on, in the service's shape, then closes it. */
-function answerAndClose(socket: Socket, error: AppError): void {
+/**
+ * Writes `error` on a connection no response has begun on, in the service's shape, then closes it. Returns the
+ * request id the answer carries, or undefined when the connection could no longer be written to.
+ */
+function answerAndClose(socket: Socket, error: AppError): string | undefined {
+  let reqId: string | undefined;
   if (socket.writable) {
+    reqId = randomUUID();
     const body = JSON.stringify(error.toBody());
     const extra = Object.entries(error.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.write(
       `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\n${extra.join('')}` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${reqId}\r\n${extra.join('')}` +
         `access-control-allow-origin: ${CORS_ORIGIN}\r\nconnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+  return reqId;
 }
 
 /**
@@ -180,12 +196,15 @@ export function registerProtocolAnswers(app: FastifyInstance): void {
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     app.server.emit('request', req, res),
   );
-  app.server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    answerAndClose(
+  app.server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const reqId = answerAndClose(
       socket,
       new AppError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed: the service is not a proxy', undefined, {
         allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
       }),
     );
+    if (reqId !== undefined) {
+      app.log.info({ reqId, method: 'CONNECT', url: redactUrl(req.url ?? ''), statusCode: 405 }, 'request refused');
+    }
   });
 }

@@ -156,6 +156,34 @@ test('what Node answers by itself gets the error shape: no Host is 400, CONNECT 
   assert.equal(JSON.parse(expect.body).count, 5);
 });
 
+test('every answer has its line at info with its request id, also those refused before routing or by the parser', async () => {
+  const cases: [string, number, string | undefined][] = [
+    ['GET /api/tasks/% HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, '/api/tasks/%'],
+    [`GET /api/tasks/${'x'.repeat(1_001)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 404, undefined],
+    [`GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, undefined],
+    ['GARBAGE\r\n\r\n', 400, undefined],
+    ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 'example.com:443'],
+  ];
+  for (const [raw, status, url] of cases) {
+    const res = await rawExchange(port, [raw], { giveUpMs: 5_000 });
+    assert.equal(res.status, status, res.body);
+    const id = res.headers['x-request-id']!;
+    let line: Record<string, unknown> | undefined;
+    for (let waited = 0; waited < 2_000 && !line; waited += 20) {
+      const found = server
+        .output()
+        .split('\n')
+        .find((l) => l.includes(`"reqId":"${id}"`));
+      if (found) line = JSON.parse(found) as Record<string, unknown>;
+      else await sleep(20);
+    }
+    assert.ok(line, `a line for ${raw.slice(0, 30)} (${status})`);
+    assert.equal(line.level, 30, 'info');
+    assert.equal(line.statusCode, status);
+    if (url !== undefined) assert.equal(line.url, url);
+  }
+});
+
 test('a flood of 500 idle connections (250 after a keep-alive request, 250 silent): others are served meanwhile, and the server closes every one after its timeout', async (t) => {
   const sockets: { socket: Socket; closed: Promise<number>; opened: number }[] = [];
   const track = (socket: Socket) => {
