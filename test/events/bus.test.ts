@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { EventBus } from '../../src/events/bus.ts';
 import type { DomainEvent } from '../../src/events/types.ts';
-import { MemoryStore } from '../../src/store/memory/store.ts';
-import type { Collections, Store } from '../../src/store/store.ts';
+import { RerunningStore } from '../helpers/store.ts';
 
 const event = (id: string): DomainEvent => ({
   id,
@@ -17,27 +16,8 @@ const event = (id: string): DomainEvent => ({
   at: '2026-01-01T00:00:00.000Z',
 });
 
-/**
- * A memory store that runs `work` twice, as a store does when the first run conflicted: the first run's writes are
- * rolled back.
- */
-function retryingStore(): Pick<Store, 'transaction'> {
-  const memory = new MemoryStore();
-  return {
-    async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
-      await memory
-        .transaction(async (tx) => {
-          await work(tx);
-          throw new Error('conflict');
-        })
-        .catch(() => {});
-      return memory.transaction(work);
-    },
-  };
-}
-
 test('work run again after a conflict: only the run that committed is released, once', async () => {
-  const retrying = retryingStore();
+  const retrying = new RerunningStore();
   const bus = new EventBus(pino({ level: 'silent' }));
   const inTransaction: string[] = [];
   const released: string[] = [];
@@ -57,7 +37,7 @@ test('work run again after a conflict: only the run that committed is released, 
 });
 
 test('begin runs as each run of the work starts, before it, with the unit its consumer is handed', async () => {
-  const retrying = retryingStore();
+  const retrying = new RerunningStore();
   const bus = new EventBus(pino({ level: 'silent' }));
   const seen: string[] = [];
   const begun = new Set<unknown>();

@@ -6,7 +6,7 @@ import { migrate } from '../../src/store/sql/migrate.ts';
 import { PgDriver } from '../../src/store/sql/pg.ts';
 import { PgliteDriver } from '../../src/store/sql/pglite.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Collections, Store } from '../../src/store/store.ts';
 import { emptyTables, testServer, type TestServer } from '../store/sql-harness.ts';
 
 /**
@@ -49,6 +49,26 @@ export async function testStore(kind: StoreKind = storeKind()): Promise<Store> {
       free[kind].push(schema);
     },
   });
+}
+
+const RERUN = Symbol('run again');
+
+/**
+ * A memory store that runs each transaction's work twice, as a SQL store does after a conflict: the first run's
+ * writes are rolled back, the second commits. What a service counts or records outside the store must come from
+ * the run that committed.
+ */
+export class RerunningStore extends MemoryStore {
+  override async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    const first = super.transaction(async (tx) => {
+      await work(tx);
+      throw RERUN;
+    });
+    await first.catch((error: unknown) => {
+      if (error !== RERUN) throw error;
+    });
+    return super.transaction(work);
+  }
 }
 
 interface Schema {

@@ -5,6 +5,7 @@ import { EventBus } from '../../src/events/bus.ts';
 import { NotificationService } from '../../src/resources/notifications/service.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
 import { FakeClock, errorOf, fieldsOf, sequentialIds, testApp, type Api } from '../helpers/app.ts';
+import { RerunningStore } from '../helpers/store.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const ids = (res: { body: any }) => res.body.data.map((n: any) => n.id);
@@ -246,6 +247,15 @@ test('PATCH /api/notifications/read-all marks every unread one; markedRead count
   assert.equal((await api.get('/api/notifications?read=true')).body.count, 5);
   const second = await api.patch('/api/notifications/read-all');
   assert.deepEqual(second.body, { data: { markedRead: 0 } });
+});
+
+test('read-all counts what the committed run changed, when the store runs each change again after a conflict', async (t) => {
+  const { api } = await testApp(t, { store: new RerunningStore() });
+  for (const message of ['a', 'b', 'c']) {
+    await api.post('/api/notifications', { username: 'dana', type: 'task_assigned', message });
+  }
+  assert.deepEqual((await api.patch('/api/notifications/read-all?username=dana')).body, { data: { markedRead: 3 } });
+  assert.equal((await api.get('/api/notifications?username=dana&read=true')).body.count, 3);
 });
 
 test('PATCH /api/notifications/read-all accepts an empty body with Content-Type: application/json, and {}', async (t) => {

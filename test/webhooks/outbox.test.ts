@@ -7,6 +7,8 @@ test('a change that rolls back sends nothing and leaves nothing in the delivery 
   const { api, store, app } = await appWithReceivers(t);
   const rx = await receiver(t);
   const hook = await subscribe(api, rx.url, ['task.created']);
+  // A name that never resolves: its one attempt is recorded final as it is staged, in the change's transaction.
+  const unreachable = await subscribe(api, 'https://hooks.example.com/never', ['task.created']);
   const transaction = store.transaction.bind(store);
   let fail = true;
   store.transaction = <R>(work: (tx: Collections) => Promise<R>) =>
@@ -24,6 +26,12 @@ test('a change that rolls back sends nothing and leaves nothing in the delivery 
   assert.equal(rx.requests.length, 1, 'only the change that committed is delivered');
   assert.equal(JSON.parse(rx.requests[0]!.body).data.title, 'Kept');
   assert.equal((await api.get(`/api/webhooks/${hook.id}/deliveries`)).body.count, 1);
+  const final = await api.get(`/api/webhooks/${unreachable.id}/deliveries`);
+  assert.deepEqual(
+    final.body.data.map((d: { status: string }) => d.status),
+    ['failed'],
+    'the final attempt of the change that rolled back is gone too',
+  );
   assert.ok(app);
 });
 

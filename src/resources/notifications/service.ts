@@ -28,11 +28,13 @@ export class NotificationService extends ResourceService<
     let marked = 0;
     for (const { id } of await this.list({ username, read: false })) {
       try {
+        // The store may run a change again after a conflict: what counts is its last run, the one committed.
+        let changed = false;
         await this.change(id, { actor: ctx.actor }, (n) => {
-          if (n.read) return n;
-          marked++;
-          return { ...n, read: true };
+          changed = !n.read;
+          return changed ? { ...n, read: true } : n;
         });
+        if (changed) marked++;
       } catch (err) {
         if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err; // deleted meanwhile
       }

@@ -46,14 +46,19 @@ export class MemoryDeliveryLog implements DeliveryLog {
     for (const row of rows) this.put(row);
   }
 
-  /** Takes rows out again (a transaction that added them rolled back). */
-  remove(ids: readonly string[]): void {
-    for (const id of ids) {
-      const row = this.waiting.get(id);
-      this.waiting.delete(id);
-      if (row) this.dequeue(row);
-      const kept = row && this.byWebhook.get(row.webhookId);
-      const i = kept ? kept.lastIndexOf(row) : -1;
+  /**
+   * Takes rows out again (a transaction that added them rolled back): pending ones, and those recorded final as they
+   * were added (an unreachable target, a full queue).
+   */
+  remove(rows: readonly Pick<StoredDelivery, 'id' | 'webhookId'>[]): void {
+    for (const { id, webhookId } of rows) {
+      const pending = this.waiting.get(id);
+      if (pending) {
+        this.waiting.delete(id);
+        this.dequeue(pending);
+      }
+      const kept = this.byWebhook.get(webhookId);
+      const i = kept ? kept.findLastIndex((row) => row.id === id) : -1;
       if (i >= 0) kept!.splice(i, 1);
     }
   }

@@ -28,7 +28,7 @@ export class UndoLog {
     return Object.assign(Object.create(base) as MemoryDeliveryLog, {
       async add(rows: readonly StoredDelivery[]): Promise<void> {
         await base.add(rows);
-        steps.push(() => base.remove(rows.map((r) => r.id)));
+        steps.push(() => base.remove(rows));
       },
     });
   }
