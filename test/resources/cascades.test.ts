@@ -108,6 +108,33 @@ onEveryStore('cascades', (fresh) => {
     assert.equal((await api.get('/api/notifications')).body.count, 0);
   });
 
+  test('a delete goes through while its children are being created all along, and leaves none behind', async (t) => {
+    const { api } = await testApp(t, { store: await fresh() });
+    const project = (await api.post('/api/projects', { name: 'Busy' })).body.data.id;
+    const task = (await api.post('/api/tasks', { projectId: project, title: 'Busy' })).body.data.id;
+    let stop = false;
+    const statuses: number[] = [];
+    const write = async (body: () => Record<string, unknown>, path: string) => {
+      while (!stop) statuses.push((await api.post(path, body())).status);
+    };
+    const writers = [
+      ...Array.from({ length: 6 }, () =>
+        write(() => ({ targetType: 'task', targetId: task, author: 'w', body: 'c' }), '/api/comments'),
+      ),
+      ...Array.from({ length: 4 }, () => write(() => ({ projectId: project, title: 't' }), '/api/tasks')),
+    ];
+    await new Promise((r) => setTimeout(r, 300));
+    const deletedTask = await api.delete(`/api/tasks/${task}`);
+    const deletedProject = await api.delete(`/api/projects/${project}`);
+    stop = true;
+    await Promise.all(writers);
+    assert.equal(deletedTask.status, 200, deletedTask.text);
+    assert.equal(deletedProject.status, 200, deletedProject.text);
+    assert.deepEqual([...new Set(statuses)].sort(), statuses.includes(400) ? [201, 400] : [201]);
+    assert.equal((await api.get(`/api/comments?targetId=${task}`)).body.count, 0);
+    assert.equal((await api.get(`/api/tasks?projectId=${project}`)).body.count, 0);
+  });
+
   test('a delete with nothing depending on it records only itself', async (t) => {
     const { api } = await testApp(t, { store: await fresh() });
     await api.delete('/api/tasks/task_010', { 'x-actor': 'erin' });

@@ -46,6 +46,16 @@ function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
 
 /** How many times a transaction is run before a conflict with concurrent ones is reported (503). */
 const ATTEMPTS = 20;
+/** From this attempt on, a transaction runs alone among the writers (`WRITERS_LOCK`). */
+const ALONE_FROM = 3;
+/**
+ * Taken first by a transaction that has lost {@link ALONE_FROM} − 1 conflicts in a row: it waits for the writes under
+ * way to end and holds off new ones until it commits, so that it cannot lose again. Readers go on. A `LOCK` takes
+ * no snapshot, so the transaction's snapshot comes after it, with every write before it in view. Without it, a
+ * cascade that reads many rows (a project's tasks, comments, time entries) conflicts with any child created
+ * meanwhile, and under a steady stream of creates lost every attempt.
+ */
+const WRITERS_LOCK = `LOCK TABLE ${[...RECORD_TABLES, 'record_totals', 'stream_events', 'webhook_deliveries'].join(', ')} IN SHARE ROW EXCLUSIVE MODE`;
 
 /**
  * The store in PostgreSQL, a server or the embedded one: the same SQL on both (see driver.ts). The schema is the
@@ -57,7 +67,8 @@ const ATTEMPTS = 20;
  * still holds when it commits). Transactions that touch different records run side by side, across every
  * instance sharing the database. One that conflicts with a concurrent one (SQLSTATE 40001, or a deadlock, 40P01)
  * is rolled back and run again from the start, a few times with a short random pause; its `work` sees a fresh
- * state each time. Reads outside a transaction see only committed data.
+ * state each time; after two conflicts in a row it runs alone among the writers (`WRITERS_LOCK`). Reads outside a
+ * transaction see only committed data.
  *
  * The embedded driver has one connection, so its transactions run one at a time anyway.
  *
@@ -116,6 +127,7 @@ export class SqlStore implements Store {
         try {
           return await this.driver.transaction(
             async (client) => {
+              if (attempt >= ALONE_FROM) await client.exec(WRITERS_LOCK);
               const batch = new WriteBatch(client);
               const result = await work(collectionsOn(batch));
               batch.send(); // with the COMMIT
