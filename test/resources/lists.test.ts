@@ -206,6 +206,38 @@ test('ranges and any-of: updatedAt[gte] for syncing, dueDate, date and hours; st
   assert.equal(searched.headers['x-total-count'], String(matching.length));
 });
 
+test('a page and its total come from one moment: while records are added, a page not cut by limit counts its total', async (t) => {
+  const { api } = await testApp(t);
+  let stop = false;
+  const writers = Array.from({ length: 8 }, async () => {
+    while (!stop) {
+      const res = await api.post(
+        '/api/comments',
+        { targetType: 'project', targetId: 'proj_001', author: 'tag', body: 'c' },
+        { 'x-actor': 'tag' },
+      );
+      assert.equal(res.status, 201, res.text);
+    }
+  });
+  const seen: string[] = [];
+  try {
+    while ((await api.get('/api/comments?author=tag')).body.count === 0) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 40; i++) {
+      const comments = await api.get('/api/comments?author=tag&limit=1000');
+      const activity = await api.get('/api/activity-log?actor=tag&limit=1000');
+      seen.push(
+        `${comments.body.count}/${comments.headers['x-total-count']}`,
+        `${activity.body.count}/${activity.body.total}`,
+      );
+    }
+  } finally {
+    stop = true;
+    await Promise.all(writers);
+  }
+  const mismatched = seen.filter((pair) => pair.split('/')[0] !== pair.split('/')[1]);
+  assert.deepEqual(mismatched, [], `pages and totals (count/total): ${seen.join(' ')}`);
+});
+
 test('q: every word in one of the text fields, ignoring case, on every collection', async (t) => {
   const { api } = await testApp(t);
   await withNotifications(api);

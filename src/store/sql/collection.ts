@@ -228,19 +228,18 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
     if (q.after) where.push(this.sql.after(sort, q.after, params));
     const { name } = this.sql.table;
     const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
-    const text =
-      `SELECT ${this.sql.fields}, seq AS "@seq" FROM ${name}${whereClause(where)} ` +
-      `ORDER BY ${this.sql.orderBy(sort)}${limit}`;
     const everything = q.limit === undefined && q.after === undefined;
-    const [rows, total] = await Promise.all([
-      this.db.query<Sequenced<T>>(text, params),
-      everything ? undefined : this.total(countWhere, countParams),
-    ]);
+    const { rows, total } = await rowsWithTotal<Sequenced<T>>(
+      this.db,
+      (total) =>
+        `SELECT ${this.sql.fields}, seq AS "@seq"${total} FROM ${name}${whereClause(where)} ` +
+        `ORDER BY ${this.sql.orderBy(sort)}${limit}`,
+      params,
+      everything
+        ? undefined
+        : { text: totalText(name, whereClause(countWhere)), params: countParams, first: q.after === undefined },
+    );
     return pageOf(rows, q.limit, sort, total);
-  }
-
-  private async total(where: string[], params: unknown[]): Promise<number> {
-    return (await this.db.query<{ n: number }>(totalText(this.sql.table.name, whereClause(where)), params))[0]!.n;
   }
 
   async insert(record: T): Promise<void> {
@@ -334,6 +333,32 @@ const totalText = (table: string, clause: string) =>
 
 const whereClause = (conditions: string[]) => (conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '');
 
+/**
+ * A page's rows and the total its filters match, read in one statement so that both come from one snapshot: two
+ * statements (on two connections) could count a row committed between them that the page does not show, or the
+ * other way round. `page` makes the page's statement with `total` added to its select list (as `"@total"`), or
+ * answers undefined for no rows at all; `total.params` are the first of `params`. A first page (`total.first`) without
+ * a row has nothing to count; a later one without a row (past the last) reads the total alone. Without `total`, the
+ * page alone.
+ */
+export async function rowsWithTotal<R extends object>(
+  db: SqlClient,
+  page: (total: string) => string | undefined,
+  params: unknown[],
+  total: { text: string; params: unknown[]; first: boolean } | undefined,
+): Promise<{ rows: R[]; total: number | undefined }> {
+  const text = page(total ? `, (${total.text}) AS "@total"` : '');
+  const rows = text === undefined ? [] : await db.query<R & { '@total'?: number }>(text, params);
+  if (!total) return { rows, total: undefined };
+  if (rows.length === 0) {
+    const none = text !== undefined && total.first;
+    return { rows, total: none ? 0 : (await db.query<{ n: number }>(total.text, total.params))[0]!.n };
+  }
+  const n = rows[0]!['@total']!;
+  for (const row of rows) delete row['@total'];
+  return { rows, total: n };
+}
+
 /** The activity log in its table, read newest first: by time, then by append order (`seq`). */
 export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> {
   constructor(
@@ -366,16 +391,16 @@ export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> 
     const clause = whereClause(where);
     if (q.after) where.push(this.sql.after(sort, q.after, params, true));
     const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
-    const [rows, counted] = await Promise.all([
-      q.limit === 0
-        ? Promise.resolve([] as Sequenced<T>[])
-        : this.db.query<Sequenced<T>>(
-            `SELECT ${this.sql.fields}, seq AS "@seq" FROM ${this.sql.table.name}${whereClause(where)} ` +
-              `ORDER BY ${this.sql.orderBy(sort, true)}${limit}`,
-            params,
-          ),
-      this.db.query<{ n: number }>(totalText(this.sql.table.name, clause), countParams),
-    ]);
-    return pageOf(rows, q.limit === 0 ? undefined : q.limit, sort, counted[0]!.n);
+    const { rows, total } = await rowsWithTotal<Sequenced<T>>(
+      this.db,
+      (total) =>
+        q.limit === 0
+          ? undefined
+          : `SELECT ${this.sql.fields}, seq AS "@seq"${total} FROM ${this.sql.table.name}${whereClause(where)} ` +
+            `ORDER BY ${this.sql.orderBy(sort, true)}${limit}`,
+      params,
+      { text: totalText(this.sql.table.name, clause), params: countParams, first: q.after === undefined },
+    );
+    return pageOf(rows, q.limit === 0 ? undefined : q.limit, sort, total);
   }
 }

@@ -8,7 +8,7 @@ import type {
 } from '../../webhooks/outbox.ts';
 import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../../webhooks/outbox.ts';
 import type { Page } from '../types.ts';
-import { TableSql } from './collection.ts';
+import { rowsWithTotal, TableSql } from './collection.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 
@@ -306,20 +306,20 @@ export class SqlDeliveryLog implements DeliveryLog {
     }
     const limit = q.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(q.limit)) + 1}`;
     const everything = q.limit === undefined && q.after === undefined;
-    const [rows, total] = await Promise.all([
-      this.db.query<StoredDelivery & { '@seq': string }>(
-        `SELECT ${FIELDS}, seq::text AS "@seq" FROM webhook_deliveries WHERE ${where.join(' AND ')}
+    const { rows, total } = await rowsWithTotal<StoredDelivery & { '@seq': string }>(
+      this.db,
+      (total) =>
+        `SELECT ${FIELDS}, seq::text AS "@seq"${total} FROM webhook_deliveries WHERE ${where.join(' AND ')}
           ORDER BY ${LOG.orderBy(sort, true)}${limit}`,
-        params,
-      ),
-      everything ? undefined : this.db.query<{ n: number }>(counted, countParams),
-    ]);
+      params,
+      everything ? undefined : { text: counted, params: countParams, first: q.after === undefined },
+    );
     const more = q.limit !== undefined && rows.length > q.limit;
     if (more) rows.length = q.limit!;
     const last = rows[rows.length - 1] as Record<string, unknown> | undefined;
     const next = more && last ? [...sort.map((k) => last[k.field]), last['@seq']] : null;
     const items = rows.map(({ '@seq': _seq, ...row }) => row as StoredDelivery);
-    return { items, total: total ? total[0]!.n : rows.length, next };
+    return { items, total: total ?? rows.length, next };
   }
 
   async find(webhookId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
