@@ -188,6 +188,7 @@ export class ResourceService<
           actor,
           at: iso(this.deps.clock.now()),
           cascadeOf: record.id,
+          cascadeOfType: this.def.names.type,
         });
       }
       await collection.delete(id);

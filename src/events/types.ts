@@ -22,8 +22,9 @@ export interface DomainEvent<T = unknown> {
   /** Who caused it: the `X-Actor` header, else `system`. */
   readonly actor: string;
   readonly at: string;
-  /** For a change a cascade made: the id of the record whose delete the client asked for. */
+  /** For a change a cascade made: the id of the record whose delete the client asked for, and its kind. */
   readonly cascadeOf?: string;
+  readonly cascadeOfType?: ResourceType;
 }
 
 /** Who is making a request, as the services see it. */

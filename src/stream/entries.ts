@@ -17,7 +17,9 @@ const TASKS_REMEMBERED = 100_000;
  * and the project it concerns, worked out once, when the change is made, so that filtering by project costs no
  * query per event and client. A project's own events, its tasks' and milestones' carry it in their record;
  * comments on a task and time entries name the task, whose project is remembered from the task's events or read
- * once in the change's transaction (which still sees a task its cascade is about to delete).
+ * once in the change's transaction. A task's delete publishes its comments' and time entries' deletes while the task
+ * is still there to read; a project's deletes its tasks first, so their comments and time entries are of the project
+ * whose delete took them (`cascadeOf`).
  */
 export class StreamEntries {
   private readonly taskProjects = new Map<string, string>();
@@ -44,23 +46,27 @@ export class StreamEntries {
       case 'comment':
         return record.targetType === 'project'
           ? String(record.targetId)
-          : this.projectOfTask(String(record.targetId), tx);
+          : this.projectOfTask(String(record.targetId), tx, event);
       case 'time_entry':
-        return this.projectOfTask(String(record.taskId), tx);
+        return this.projectOfTask(String(record.taskId), tx, event);
       case 'activity':
         // A posted entry about a project or a task (a sprint's start, say) concerns that project.
         if (record.resourceType === 'project') return String(record.resourceId);
-        return record.resourceType === 'task' ? this.projectOfTask(String(record.resourceId), tx) : null;
+        return record.resourceType === 'task' ? this.projectOfTask(String(record.resourceId), tx, event) : null;
       default:
         return null;
     }
   }
 
-  private async projectOfTask(taskId: string, tx: Pick<Collections, 'tasks'>): Promise<string | null> {
+  private async projectOfTask(
+    taskId: string,
+    tx: Pick<Collections, 'tasks'>,
+    event: DomainEvent,
+  ): Promise<string | null> {
     const known = this.taskProjects.get(taskId);
     if (known !== undefined) return known;
     const task = await tx.tasks.get(taskId);
-    if (!task) return null;
+    if (!task) return event.cascadeOfType === 'project' ? event.cascadeOf! : null;
     this.remember(taskId, task.projectId);
     return task.projectId;
   }

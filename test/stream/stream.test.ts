@@ -147,6 +147,19 @@ describe('GET /api/stream', () => {
     );
   });
 
+  test("projectId= keeps every delete of the project's cascade, the comments and time entries of its tasks too", async (t) => {
+    const { api, open } = await streaming(t);
+    const all = await open();
+    const mine = await open('?projectId=proj_001');
+    assert.equal((await api.delete('/api/projects/proj_001')).status, 200);
+    for (const stream of [all, mine])
+      await stream.until(() => stream.events.some((e) => e.event === 'project.deleted'));
+    // Every event of this delete concerns the project: the filtered stream has them all.
+    const events = (stream: typeof all) => stream.events.map((e) => `${e.event} ${body(e).data.id}`);
+    assert.ok(events(all).includes('time_entry.deleted te_001') && events(all).includes('comment.deleted cmt_001'));
+    assert.deepEqual(events(mine), events(all));
+  });
+
   test('resumes after Last-Event-ID (header or query): replay in order, then live, nothing lost or repeated', async (t) => {
     const { api, open } = await streaming(t);
     const first = await open();
