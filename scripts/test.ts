@@ -3,7 +3,8 @@
  * `N passed, N failed` (what CI reads), with the skipped tests named on the line before it when there are any.
  * The files that exercise the service through its API (ON_EVERY_STORE) run again on the embedded store and, when
  * `TEST_DATABASE_URL` answers, on PostgreSQL (`TEST_STORE`, read by test/helpers/store.ts); those runs' tests are
- * named `[embedded] …` and `[postgres] …`, and the summary counts every run.
+ * named `[embedded] …` and `[postgres] …`, and the summary counts every run. The resource and event suites run once
+ * more with every transaction run twice (`[rerun] …`).
  * `--fast`: every file but the slow ones (SLOW), on the memory store only, for `npm run test:fast`. Other arguments:
  * only the files under these paths (`npm run test:fast -- test/webhooks`). Exits 1 when a test failed.
  */
@@ -57,6 +58,9 @@ const ON_EVERY_STORE = [
   'test/webhooks/url-guard.test.ts',
 ];
 
+/** The API suites run once more on a memory store that runs every transaction twice, the first rolled back. */
+const RERUN = ['test/events/', 'test/resources/', 'test/webhooks/outbox.test.ts'];
+
 /** The runner's own totals, left out: they count subtests apart, and one summary is enough. */
 const RUNNER_TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) \d/;
 
@@ -96,7 +100,7 @@ async function* counted(source: AsyncIterable<TestEvent>, label: string): AsyncG
 }
 
 /** Runs `chosen` with `TEST_STORE` set to `store` (the files' processes inherit the environment). */
-async function runOn(store: 'memory' | 'embedded' | 'postgres', chosen: string[]): Promise<void> {
+async function runOn(store: 'memory' | 'embedded' | 'postgres' | 'rerun', chosen: string[]): Promise<void> {
   if (chosen.length === 0) return;
   process.env.TEST_STORE = store;
   const events = run({ files: chosen, concurrency: 2 }) as AsyncIterable<TestEvent>;
@@ -120,6 +124,12 @@ if (!fast && onEveryStore.length > 0) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+
+  // Every transaction run twice, the first rolled back, as a SQL store does after a conflict (test/helpers/store.ts).
+  await runOn(
+    'rerun',
+    files.filter((file) => RERUN.some((path) => file.startsWith(path))),
+  );
 
   const server = await testServer();
   if ('skip' in server) process.stdout.write(`\nThe PostgreSQL runs are skipped: ${server.skip}.\n`);

@@ -6,6 +6,7 @@ import { PgDriver } from '../../src/store/sql/pg.ts';
 import { PgliteDriver } from '../../src/store/sql/pglite.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
 import type { Collections, Store } from '../../src/store/store.ts';
+import { RerunningStore } from '../helpers/store.ts';
 import { emptyTables, testServer } from '../store/sql-harness.ts';
 
 /** A store on the file's one embedded database: the app that closes it leaves the database to the file. */
@@ -18,10 +19,15 @@ const postgres = await testServer();
 /**
  * Declares the tests of `body` once per store: memory, the embedded PostgreSQL, and the PostgreSQL server of
  * `TEST_DATABASE_URL` when one answers there (else skipped, saying why); memory alone when `TEST_MEMORY_ONLY`
- * is `true`. Each database is the file's own, emptied before each test. `fresh` gives the test its empty store,
- * to hand to `testApp` (which seeds it).
+ * is `true`; with `TEST_STORE=rerun`, that store alone. Each database is the file's own, emptied before each test.
+ * `fresh` gives the test its empty store, to hand to `testApp` (which seeds it).
  */
 export function onEveryStore(suite: string, body: (fresh: () => Promise<Store>) => void): void {
+  // The run with every transaction run twice (scripts/test.ts): that store alone.
+  if (process.env.TEST_STORE === 'rerun') {
+    describe(`${suite}: rerun`, () => body(async () => new RerunningStore()));
+    return;
+  }
   describe(`${suite}: memory`, () => body(async () => new MemoryStore()));
   // `npm run test:fast` (scripts/test.ts --fast): memory only; `npm test` runs every store.
   if (process.env.TEST_MEMORY_ONLY === 'true') return;

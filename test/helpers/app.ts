@@ -5,7 +5,7 @@ import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { contract, type Contract } from './contract.ts';
-import { testStore } from './store.ts';
+import { RerunningStore, testStore } from './store.ts';
 
 /** A clock that stands still until told to move, so timestamps in tests are exact. */
 export class FakeClock implements Clock {
@@ -24,14 +24,36 @@ export class FakeClock implements Clock {
   }
 }
 
-/** Predictable ids: `task_test00000001`, `task_test00000002`, … (one counter per prefix). */
-export function sequentialIds(): IdGenerator {
+/**
+ * Predictable ids: `task_test00000001`, `task_test00000002`, … (one counter per prefix). `mark` notes the counters
+ * and answers a function that puts them back (the ids handed out since are handed out again).
+ */
+export function sequentialIds(): IdGenerator & { mark(): () => void } {
   const counters = new Map<string, number>();
-  return (prefix) => {
+  const ids = (prefix: string) => {
     const n = (counters.get(prefix) ?? 0) + 1;
     counters.set(prefix, n);
     return `${prefix}_test${String(n).padStart(8, '0')}`;
   };
+  return Object.assign(ids, {
+    mark() {
+      const noted = new Map(counters);
+      return () => {
+        counters.clear();
+        for (const [prefix, n] of noted) counters.set(prefix, n);
+      };
+    },
+  });
+}
+
+/**
+ * {@link sequentialIds} for an app on `store`; on a {@link RerunningStore}, the ids its rolled-back first runs took
+ * are handed out again, so that the records get the ids they would get on any other store.
+ */
+export function idsFor(store: Store): IdGenerator {
+  const ids = sequentialIds();
+  if (store instanceof RerunningStore) store.beforeRerun = () => ids.mark();
+  return ids;
 }
 
 export interface TestApp {
@@ -52,10 +74,11 @@ export interface TestApp {
 export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestApp> {
   const clock = new FakeClock();
   const store: Store = deps.store ?? (await testStore());
+  const ids = idsFor(store);
   let dispatcher: WebhookDispatcher | undefined;
   const app = await buildApp({
     clock,
-    ids: sequentialIds(),
+    ids,
     config: { logLevel: 'silent' },
     makeDispatcher: (options) => (dispatcher = new WebhookDispatcher(options)),
     ...deps,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { MemoryStore } from '../../src/store/memory/store.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
 import { testApp } from './app.ts';
-import { storeKind, testStore } from './store.ts';
+import { RerunningStore, storeKind, testStore } from './store.ts';
 
 // scripts/test.ts runs this file on every store, as it does the API suites: each run checks it got the store
 // it asked for, seeded, and that a store's records go with it.
@@ -12,6 +12,7 @@ test('testApp serves the store TEST_STORE names, seeded', async (t) => {
   const kind = storeKind();
   const { store, api } = await testApp(t);
   if (kind === 'memory') assert.ok(store instanceof MemoryStore);
+  else if (kind === 'rerun') assert.ok(store instanceof RerunningStore);
   else assert.equal(store instanceof SqlStore && store.driver.kind, kind);
   assert.equal((await api.get('/api/projects')).body.count, 5);
 });

@@ -11,11 +11,14 @@ import { emptyTables, testServer, type TestServer } from '../store/sql-harness.t
 
 /**
  * The store the API tests run on, chosen by `TEST_STORE` (scripts/test.ts runs them once per store):
- * `memory` (the default), `embedded` (PGlite) or `postgres` (the server of `TEST_DATABASE_URL`).
+ * `memory` (the default), `embedded` (PGlite), `postgres` (the server of `TEST_DATABASE_URL`), or `rerun`: memory,
+ * each transaction's work run twice, the first run rolled back ({@link RerunningStore}), so that whatever a service
+ * does outside its store shows up if it is not the committed run's (a SQL store runs work again after a conflict,
+ * which only concurrency on a server makes happen).
  */
-export type StoreKind = 'memory' | 'embedded' | 'postgres';
+export type StoreKind = 'memory' | 'embedded' | 'postgres' | 'rerun';
 
-export const STORE_KINDS: readonly StoreKind[] = ['memory', 'embedded', 'postgres'];
+export const STORE_KINDS: readonly StoreKind[] = ['memory', 'embedded', 'postgres', 'rerun'];
 
 export function storeKind(): StoreKind {
   const kind = process.env.TEST_STORE ?? 'memory';
@@ -34,6 +37,7 @@ export function storeKind(): StoreKind {
  */
 export async function testStore(kind: StoreKind = storeKind()): Promise<Store> {
   if (kind === 'memory') return new MemoryStore();
+  if (kind === 'rerun') return new RerunningStore();
   const schema = free[kind].pop() ?? (await newSchema(kind));
   let closed = false;
   const { driver } = schema;
@@ -59,7 +63,14 @@ const RERUN = Symbol('run again');
  * the run that committed.
  */
 export class RerunningStore extends MemoryStore {
+  /**
+   * Called before the first run; what it answers is called once that run is rolled back (testApp's predictable ids
+   * are handed out again, as the same records would get them).
+   */
+  beforeRerun: () => () => void = () => () => {};
+
   override async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    const restore = this.beforeRerun();
     const first = super.transaction(async (tx) => {
       await work(tx);
       throw RERUN;
@@ -67,6 +78,7 @@ export class RerunningStore extends MemoryStore {
     await first.catch((error: unknown) => {
       if (error !== RERUN) throw error;
     });
+    restore();
     return super.transaction(work);
   }
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/core/runtime.ts';
-import { Api, FakeClock, sequentialIds } from '../helpers/app.ts';
+import { Api, FakeClock, idsFor, sequentialIds } from '../helpers/app.ts';
 import { testStore } from '../helpers/store.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import type { DeliveryRecord, Logger, OutboundEvent, Scheduler } from '../../src/webhooks/types.ts';
@@ -238,7 +238,7 @@ export async function deliveringApp(t: TestContext, webhooks: Partial<Dispatcher
   const store = await testStore();
   const app = await buildApp({
     clock,
-    ids: sequentialIds(),
+    ids: idsFor(store),
     store,
     config: { logLevel: 'silent' },
     webhooks: { scheduler: timers, observer: watched.observer, ...webhooks },
