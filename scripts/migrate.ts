@@ -7,7 +7,9 @@ import { migrate } from '../src/store/sql/migrate.ts';
 import { PgDriver } from '../src/store/sql/pg.ts';
 import { PgliteDriver } from '../src/store/sql/pglite.ts';
 
-const { DATABASE_URL: url, DATA_DIR: dir } = process.env;
+// Empty is unset, as for the service (src/config.ts).
+const url = process.env.DATABASE_URL || undefined;
+const dir = process.env.DATA_DIR || undefined;
 if ((url === undefined) === (dir === undefined)) {
   console.error('npm run migrate: set DATABASE_URL (a PostgreSQL server) or DATA_DIR (embedded), one of them');
   process.exit(2);

@@ -213,6 +213,12 @@ test('storage settings: memory by default; a folder or a server; both at once is
       return e instanceof ConfigError;
     },
   );
+  // Not a URL node-postgres can read (a port past 65535, not a number, a broken IPv6 host): refused here, exit 2.
+  for (const bad of ['postgres://pm@db:99999/pm', 'postgres://pm@db:abc/pm', 'postgres://pm@[bad/pm']) {
+    refused(() => loadConfig({ DATABASE_URL: bad }, []), /DATABASE_URL \(--database-url\): must be a postgres:\/\//);
+  }
+  const socket = 'postgres://pm@/pm?host=/var/run/postgresql';
+  assert.equal(loadConfig({ DATABASE_URL: socket }, []).databaseUrl, socket);
   refused(() => loadConfig({ RESET_DATA: 'yes' }, []), /RESET_DATA \(--reset-data\): must be true or false/);
   refused(() => loadConfig({ DB_POOL_SIZE: '0' }, []), /DB_POOL_SIZE \(--db-pool-size\): must be an integer from 1/);
   refused(() => loadConfig({ ACTIVITY_LOG_MAX: '0' }, []), /ACTIVITY_LOG_MAX \(--activity-log-max\): must be an/);

@@ -177,6 +177,25 @@ test('a server that does not answer at start: tried for DB_CONNECT_TIMEOUT_MS, t
   assert.doesNotMatch(stdout, /Server listening/);
 });
 
+test(
+  'a server that answers that the database does not exist: exit 1 at once, one line naming it',
+  { skip: pgSkip },
+  async () => {
+    if (!('server' in found)) return;
+    const url = new URL(await found.server.database());
+    url.pathname = '/pm_no_such_database';
+    const started = Date.now();
+    const { code, stderr } = await runUntilExit(['--port', '0'], {
+      DATABASE_URL: url.toString(),
+      DB_CONNECT_TIMEOUT_MS: '20000',
+    });
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^cannot start: PostgreSQL at .*: database "pm_no_such_database" does not exist\n$/);
+    assert.ok(Date.now() - started < 15_000, 'it did not wait for DB_CONNECT_TIMEOUT_MS');
+    await found.server.dropAll();
+  },
+);
+
 test('a server that comes up while the service waits for it: the service starts', { skip: pgSkip }, async (t) => {
   if (!('server' in found)) return;
   t.after(() => found.server.dropAll());

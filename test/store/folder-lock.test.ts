@@ -38,6 +38,27 @@ test('holding a folder writes this process into its file; a second hold is refus
   holdFolder(dir)();
 });
 
+test(
+  'a folder whose file names a process that has ended but is not yet reaped (a zombie) is taken over',
+  { skip: !existsSync('/proc/self/stat') && 'no /proc on this system' },
+  async (t) => {
+    const { dir, file } = folder(t);
+    // `true` ends at once; its parent execs into `sleep`, which never waits for it: it stays a zombie meanwhile.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    t.after(() => parent.kill('SIGKILL'));
+    const [out] = (await once(parent.stdout!, 'data')) as [Buffer];
+    const pid = Number(out.toString().trim());
+    for (let waited = 0; !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); waited += 10) {
+      assert.ok(waited < 5_000, 'the child became a zombie');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    writeFileSync(file, `${JSON.stringify({ pid, host: hostname() })}\n`);
+    const release = holdFolder(dir);
+    assert.deepEqual(named(file), { pid: process.pid, host: hostname() });
+    release();
+  },
+);
+
 test('a folder whose file names a running process is refused, naming it; once that process is gone, taken over', async (t) => {
   const { dir, file } = folder(t);
   const other = await otherProcess(t);

@@ -6,6 +6,7 @@ import { openStore, type StoreOptions } from '../../src/store/index.ts';
 import * as data from '../../src/store/seed-data.ts';
 import type { SqlDriver } from '../../src/store/sql/driver.ts';
 import { migrate, migrations } from '../../src/store/sql/migrate.ts';
+import { StreamLogReader } from '../../src/store/sql/stream-log.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { T, comment, delivery, milestone, project, task, team, timeEntry, webhook } from './records.ts';
@@ -461,13 +462,17 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
             await tx.projects.delete('proj_001');
             await tx.teams.insert(team('team_new'));
             await tx.activity.append({ ...data.activity[0]!, id: 'act_new' });
+            await tx.streamLog.append([{ type: 'team.created', projectId: null, body: '{}' }]);
           });
+          assert.ok(await new StreamLogReader((first as SqlStore).driver).head(), 'the stream holds an event');
         } finally {
           await first.close();
         }
         const reset = await openStore({ ...options, resetData: true });
         try {
           await assertSample(reset);
+          // The event stream starts over too: a client resuming from before the reset is told so.
+          assert.equal(await new StreamLogReader((reset as SqlStore).driver).head(), undefined);
           const now = (await reset.webhooks.list()).map((w) => w.secret);
           assert.equal(
             now.some((s, i) => s === secrets[i]),

@@ -137,6 +137,9 @@ export async function waitForDatabase(driver: SqlDriver, timeoutMs: number): Pro
       return;
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
+      // The server answered that the database does not exist: waiting will not make it (it is unavailable, not
+      // refused, only for a service already running, whose database was renamed or dropped under it).
+      if ((error.cause as { code?: unknown } | undefined)?.code === '3D000') throw error.cause;
       const left = deadline - Date.now();
       if (left <= 0) {
         const reason = error.cause instanceof Error ? error.cause.message : error.message;

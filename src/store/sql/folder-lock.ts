@@ -110,14 +110,28 @@ function readHolder(path: string): Holder | 'gone' | 'unreadable' {
   return 'unreadable';
 }
 
-/** Whether a process other than this one and its parent runs with id `pid` on this host. */
+/**
+ * Whether a process other than this one and its parent runs with id `pid` on this host. One that has ended but not
+ * yet been reaped by its parent (a zombie: `kill -9` under a supervisor that restarts first) runs no more.
+ */
 function isRunning(pid: number): boolean {
   if (pid === process.pid || pid === process.ppid) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it runs, under another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** Whether `pid` has ended and waits for its parent (Linux's `/proc`; elsewhere, not known: no). */
+function isZombie(pid: number): boolean {
+  try {
+    // The state follows the command's name, which is in parentheses and may itself hold spaces or ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }

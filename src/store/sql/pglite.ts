@@ -1,8 +1,41 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { rethrowTranslated, StartedStatements, type SqlClient, type SqlDriver } from './driver.ts';
 import { holdFolder } from './folder-lock.ts';
+
+/** What a data folder may hold besides the database's own files: this service's lock, hidden files, `lost+found`. */
+const DATABASE_ENTRY =
+  /^(PG_VERSION|base|global|pg_[a-z_]+(\.conf)?|postgresql(\.auto)?\.conf|postmaster\.(pid|opts)|lost\+found|pm-service\.pid|\..*)$/;
+
+/**
+ * Makes the data folder (missing parents too), readable by this user alone (as PostgreSQL requires of its own: the
+ * files, its log of changes included, hold the webhooks' secrets, and PGlite writes them readable by everyone); or
+ * refuses a folder that holds files of something else (`DATA_DIR=.` by mistake), as `initdb` refuses one.
+ */
+function prepareFolder(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const foreign = readdirSync(dataDir).filter((name) => !DATABASE_ENTRY.test(name));
+  if (foreign.length > 0) {
+    const named = foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? ', …' : '');
+    throw new Error(
+      `holds files that are not a database (${named}); point it at a new or empty folder, or at one this service made`,
+    );
+  }
+  chmodSync(dataDir, 0o700);
+}
+
+/** Where PGlite shows PostgreSQL the folder: its messages name this path. */
+const PGLITE_DATA = '/pglite/data';
+
+/** PostgreSQL's last error among what it said (`PANIC`, `FATAL` or `ERROR`, with its `DETAIL`), on one line. */
+function reasonIn(said: readonly string[]): string | undefined {
+  const lines = said.flatMap((text) => text.split('\n')).map((line) => line.replace(/^.*?\[\d+\] /, '').trim());
+  const at = lines.findLastIndex((line) => /^(PANIC|FATAL|ERROR):/.test(line));
+  if (at === -1) return undefined;
+  const detail = lines[at + 1]?.startsWith('DETAIL:') ? ` ${lines[at + 1]}` : '';
+  return `${lines[at]!.replace(/:\s+/, ': ')}${detail.replace(/:\s+/, ': ')}`;
+}
 
 /**
  * The embedded PostgreSQL (`@electric-sql/pglite`): the database in a folder (created if missing), or in memory
@@ -30,15 +63,29 @@ export class PgliteDriver implements SqlDriver {
       await db.waitReady;
       return new PgliteDriver(db);
     }
-    mkdirSync(dataDir, { recursive: true });
+    prepareFolder(dataDir);
     const release = holdFolder(dataDir);
+    // What PostgreSQL says on its way up, to name the reason should it not come up (PGlite's own error says only
+    // `Aborted()` or that it "failed to initialize").
+    const said: string[] = [];
+    let opening = true;
+    const heard = (text: string) => {
+      if (opening) said.push(text);
+      return false;
+    };
     try {
-      const db = new PGlite(dataDir, { extensions });
+      const db = new PGlite(dataDir, { extensions, onStderr: heard, onStdout: heard });
       await db.waitReady;
+      opening = false;
       return new PgliteDriver(db, release);
     } catch (error) {
       release();
-      throw error;
+      const reason = reasonIn(said)?.replaceAll(PGLITE_DATA, dataDir) ?? (error as Error).message;
+      throw new Error(`could not be opened as a database: ${reason}`, {
+        cause: error,
+      });
+    } finally {
+      opening = false;
     }
   }
 

@@ -158,7 +158,10 @@ export class SqlStore implements Store {
         const batch = new WriteBatch(client);
         const tx = collectionsOn(batch);
         if (options.reset) {
-          await client.query(`TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries RESTART IDENTITY`);
+          // The event stream too: a client resuming from before the reset is told to start over (`stream.reset`).
+          await client.query(
+            `TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries, stream_events RESTART IDENTITY`,
+          );
         } else {
           const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
             `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +
