@@ -227,10 +227,6 @@ function readFlags(argv: string[], problems: string[]): Partial<Record<Key, stri
 }
 
 /**
- * Reads every setting from the environment and the flags (flags win) into its final typed value, and freezes the
- * result. An unset or empty variable means the default. Throws one `ConfigError` naming every problem.
- */
-/**
  * Whether node-postgres can read `url` as a URL: as it does, with a stand-in host where there is none before the
  * database (`postgres://user@/db?host=/var/run/postgresql`). A port past 65535 or a broken IPv6 host is not one.
  */
@@ -238,6 +234,10 @@ function isUrl(url: string): boolean {
   return [url, url.replace('@/', '@localhost/')].some((candidate) => URL.canParse(candidate));
 }
 
+/**
+ * Reads every setting from the environment and the flags (flags win) into its final typed value, and freezes the
+ * result. An unset or empty variable means the default. Throws one `ConfigError` naming every problem.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): Config {
   const problems: string[] = [];
   const flags = readFlags(argv, problems);
