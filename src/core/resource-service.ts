@@ -169,32 +169,37 @@ export class ResourceService<
    * first, as a change of its own by the same actor with `cascadeOf` naming this record, then this record's delete.
    */
   async remove(id: string, ctx: RequestContext = {}): Promise<V> {
-    const record = await this.deps.events.transaction(this.deps.store, async (unit) => {
-      const collection = this.collectionIn(unit.tx);
-      const record = await collection.get(id);
-      if (!record) throw notFound(this.def.names.label, id);
-      assertExpectedVersion(ctx.expectedVersions, record);
-      const actor = this.actorOf(record, ctx);
-      for (const c of (await this.def.cascade?.(record, unit.tx, iso(this.deps.clock.now()))) ?? []) {
-        await unit.publish({
-          id: this.deps.ids('evt'),
-          type: `${c.resourceType}.${c.kind}`,
-          resourceType: c.resourceType,
-          kind: c.kind,
-          // Published as stored: no kind a cascade reaches has a `view`.
-          record: c.record,
-          previous: c.previous,
-          ...(c.changed ? { changed: c.changed, previousValues: valuesBefore(c.previous, c.changed) } : {}),
-          actor,
-          at: iso(this.deps.clock.now()),
-          cascadeOf: record.id,
-          cascadeOfType: this.def.names.type,
-        });
-      }
-      await collection.delete(id);
-      await unit.publish(this.event('deleted', record, record, ctx));
-      return record;
-    });
+    const cascade = { cascade: this.def.cascade !== undefined };
+    const record = await this.deps.events.transaction(
+      this.deps.store,
+      async (unit) => {
+        const collection = this.collectionIn(unit.tx);
+        const record = await collection.get(id);
+        if (!record) throw notFound(this.def.names.label, id);
+        assertExpectedVersion(ctx.expectedVersions, record);
+        const actor = this.actorOf(record, ctx);
+        for (const c of (await this.def.cascade?.(record, unit.tx, iso(this.deps.clock.now()))) ?? []) {
+          await unit.publish({
+            id: this.deps.ids('evt'),
+            type: `${c.resourceType}.${c.kind}`,
+            resourceType: c.resourceType,
+            kind: c.kind,
+            // Published as stored: no kind a cascade reaches has a `view`.
+            record: c.record,
+            previous: c.previous,
+            ...(c.changed ? { changed: c.changed, previousValues: valuesBefore(c.previous, c.changed) } : {}),
+            actor,
+            at: iso(this.deps.clock.now()),
+            cascadeOf: record.id,
+            cascadeOfType: this.def.names.type,
+          });
+        }
+        await collection.delete(id);
+        await unit.publish(this.event('deleted', record, record, ctx));
+        return record;
+      },
+      cascade,
+    );
     return this.view(record);
   }
 

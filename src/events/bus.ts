@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Collections, Store } from '../store/store.ts';
+import type { ChangeOptions, Collections, Store } from '../store/store.ts';
 import type { DomainEvent } from './types.ts';
 
 /** Follows what has committed: it can no longer change it, and never fails the request that caused it. */
@@ -55,7 +55,11 @@ export class EventBus {
   }
 
   /** Runs `work` in one transaction of `store`; see the class. Answers what `work` answers. */
-  async transaction<R>(store: Pick<Store, 'transaction'>, work: (unit: Unit) => Promise<R>): Promise<R> {
+  async transaction<R>(
+    store: Pick<Store, 'transaction'>,
+    work: (unit: Unit) => Promise<R>,
+    options?: ChangeOptions,
+  ): Promise<R> {
     let staged: DomainEvent[] = [];
     const result = await store.transaction((tx) => {
       // A store may run `work` again after a conflict: only the last run's events committed.
@@ -69,7 +73,7 @@ export class EventBus {
       };
       for (const { begin } of this.transactional) begin?.(unit);
       return work(unit);
-    });
+    }, options);
     await this.release(staged);
     return result;
   }

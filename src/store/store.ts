@@ -37,6 +37,16 @@ export interface Collections {
  * The collections, read outside any transaction, and the one way to change several of them together.
  * Implementations: memory/store.ts (the default) and sql/store.ts (PostgreSQL, server or embedded).
  */
+/** What a store may want to know of a change before it runs it. */
+export interface ChangeOptions {
+  /**
+   * The change deletes a record and what depends on it (a project's tasks, their comments and time entries, …),
+   * reading many rows that concurrent creates add to: a store that runs transactions side by side may, after the
+   * change has lost to such writes more than once, hold back the writes to those records while it runs again.
+   */
+  readonly cascade?: boolean;
+}
+
 export interface Store extends Collections {
   /** Where the records live: `memory`, `embedded` (PostgreSQL in a folder) or `postgres` (a server). */
   readonly kind: 'memory' | 'embedded' | 'postgres';
@@ -53,7 +63,7 @@ export interface Store extends Collections {
    * (from inside `work`) rejects with `NestedTransactionError`; `work` uses the `tx` it is given. Writes go through
    * `tx`, never through the store's own collections, while a transaction is open.
    */
-  transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R>;
+  transaction<R>(work: (tx: Collections) => Promise<R>, options?: ChangeOptions): Promise<R>;
   /** Releases what the store holds (connections, files); the store is not used afterwards. */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openStore, type StoreOptions } from '../../src/store/index.ts';
 import * as data from '../../src/store/seed-data.ts';
-import type { SqlDriver } from '../../src/store/sql/driver.ts';
+import type { SqlClient, SqlDriver } from '../../src/store/sql/driver.ts';
 import { migrate, migrations } from '../../src/store/sql/migrate.ts';
 import { StreamLogReader } from '../../src/store/sql/stream-log.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
@@ -356,6 +356,42 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
         assert.equal(await store.projects.get('p_lost'), undefined);
         assert.equal(await store.activity.get('act_lost'), undefined);
         assert.equal(await store.tasks.get('t_orphan'), undefined);
+      });
+      test('after two conflicts a cascading delete holds back writes to what it cascades over; no other change does', async () => {
+        const driver = await (await target.fresh()).driver();
+        try {
+          await migrate(driver);
+          // Each transaction's first two runs end in a serialization failure, as if a concurrent one had won.
+          const statements: string[][] = [];
+          const conflicting: SqlDriver = Object.assign(Object.create(driver) as SqlDriver, {
+            transaction: <R>(work: (client: SqlClient) => Promise<R>, options?: object) =>
+              driver.transaction(async (client) => {
+                const run: string[] = [];
+                statements.push(run);
+                const seen: SqlClient = {
+                  query: (text, params) => (run.push(text), client.query(text, params)),
+                  exec: (script) => (run.push(script), client.exec(script)),
+                };
+                const result = await work(seen);
+                if (statements.length % 3 !== 0) throw Object.assign(new Error('conflict'), { code: '40001' });
+                return result;
+              }, options),
+          });
+          const store = new SqlStore(conflicting);
+          const locks = () => statements.map((run) => run.filter((text) => text.startsWith('LOCK TABLE')).length);
+          await store.transaction((tx) => tx.teams.insert(team('team_hot')));
+          assert.deepEqual(locks(), [0, 0, 0], 'a change of one record runs again as it was');
+          statements.length = 0;
+          await store.transaction(async (tx) => void (await tx.teams.delete('team_hot')), { cascade: true });
+          assert.deepEqual(locks(), [0, 0, 1], 'the third run of a cascade begins with the lock');
+          assert.match(
+            statements[2]![0]!,
+            /^LOCK TABLE comments, time_entries, tasks, milestones, projects, teams IN SHARE/,
+          );
+          assert.equal(await store.teams.get('team_hot'), undefined);
+        } finally {
+          await driver.close();
+        }
       });
       test('a statement the work started and did not wait for runs before COMMIT; its failure fails the transaction', async () => {
         const driver = await (await target.fresh()).driver();

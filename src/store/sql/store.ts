@@ -11,7 +11,7 @@ import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
-import type { Collections, Store } from '../store.ts';
+import type { ChangeOptions, Collections, Store } from '../store.ts';
 import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
@@ -46,16 +46,25 @@ function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
 
 /** How many times a transaction is run before a conflict with concurrent ones is reported (503). */
 const ATTEMPTS = 20;
-/** From this attempt on, a transaction runs alone among the writers (`WRITERS_LOCK`). */
+/** From this attempt on, a cascading delete holds back the writes to what it cascades over (`CASCADE_LOCK`). */
 const ALONE_FROM = 3;
 /**
- * Taken first by a transaction that has lost {@link ALONE_FROM} − 1 conflicts in a row: it waits for the writes under
- * way to end and holds off new ones until it commits, so that it cannot lose again. Readers go on. A `LOCK` takes
- * no snapshot, so the transaction's snapshot comes after it, with every write before it in view. Without it, a
- * cascade that reads many rows (a project's tasks, comments, time entries) conflicts with any child created
- * meanwhile, and under a steady stream of creates lost every attempt.
+ * Taken first by a cascading delete that has lost {@link ALONE_FROM} − 1 conflicts in a row: it waits for the writes
+ * under way to the records a cascade reaches and holds off new ones until it commits, so that no child created
+ * meanwhile can make it lose again. Readers go on, and so do the writes to anything else. A `LOCK` takes no
+ * snapshot, so the transaction's snapshot comes after it, with every write before it in view. Without it, a delete
+ * that reads many rows (a project's tasks, comments, time entries) conflicted with any child created meanwhile, and
+ * under a steady stream of creates lost every run.
+ *
+ * The tables in the order a cascade writes them, children first (resources/cascade.ts), which is the order any
+ * transaction that writes two of them does: so the lock, taken table by table, never waits in a cycle with one.
+ * Only cascades take it: locking every table a write touches, for any write that conflicted (a record many clients
+ * update at once), made ordinary creates, which lock the tables of their one statement in another order, deadlock
+ * with it.
  */
-const WRITERS_LOCK = `LOCK TABLE ${[...RECORD_TABLES, 'record_totals', 'stream_events', 'webhook_deliveries'].join(', ')} IN SHARE ROW EXCLUSIVE MODE`;
+const CASCADE_LOCK = `LOCK TABLE ${(['comments', 'timeEntries', 'tasks', 'milestones', 'projects', 'teams'] as const)
+  .map((kind) => TABLES[kind].name)
+  .join(', ')} IN SHARE ROW EXCLUSIVE MODE`;
 
 /**
  * The store in PostgreSQL, a server or the embedded one: the same SQL on both (see driver.ts). The schema is the
@@ -67,8 +76,8 @@ const WRITERS_LOCK = `LOCK TABLE ${[...RECORD_TABLES, 'record_totals', 'stream_e
  * still holds when it commits). Transactions that touch different records run side by side, across every
  * instance sharing the database. One that conflicts with a concurrent one (SQLSTATE 40001, or a deadlock, 40P01)
  * is rolled back and run again from the start, a few times with a short random pause; its `work` sees a fresh
- * state each time; after two conflicts in a row it runs alone among the writers (`WRITERS_LOCK`). Reads outside a
- * transaction see only committed data.
+ * state each time; a cascading delete, after two conflicts in a row, holds back the writes to what it cascades over
+ * (`CASCADE_LOCK`). Reads outside a transaction see only committed data.
  *
  * The embedded driver has one connection, so its transactions run one at a time anyway.
  *
@@ -120,14 +129,14 @@ export class SqlStore implements Store {
     await this.driver.query('SELECT 1');
   }
 
-  async transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+  async transaction<R>(work: (tx: Collections) => Promise<R>, options: ChangeOptions = {}): Promise<R> {
     this.scope.assertOutside();
     return this.scope.run(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await this.driver.transaction(
             async (client) => {
-              if (attempt >= ALONE_FROM) await client.exec(WRITERS_LOCK);
+              if (options.cascade && attempt >= ALONE_FROM) await client.exec(CASCADE_LOCK);
               const batch = new WriteBatch(client);
               const result = await work(collectionsOn(batch));
               batch.send(); // with the COMMIT
