@@ -124,9 +124,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     outbox: store.deliveries,
     // A receiver that answers 410 Gone wants no more: the webhook is switched off (recorded as a change by system),
     // unless its URL changed since (the 410 came from the old one).
-    onGone: async (id, url) => {
-      if ((await store.webhooks.get(id))?.url === url) await services.webhooks.update(id, { active: false });
-    },
+    onGone: (id, url) => services.webhooks.goneAt(id, url),
     // Every attempt goes to the webhook as it is now.
     current: async (id) => {
       const hook = await store.webhooks.get(id);

@@ -851,7 +851,9 @@ export class WebhookDispatcher {
     const due = new Date(now.getTime() + delay);
     done.nextAttemptAt = iso(due);
     const next = this.newRow(row.webhookId, row.eventId, row.eventType, row.payload, row.attempt + 1, now);
-    next.force = row.force;
+    // What was asked for by hand (a ping, a redelivery) is made once whether the webhook is active or not; its
+    // retries, like any, stop once the webhook is switched off.
+    next.force = false;
     next.dueAt = iso(due);
     this.s.log.debug({ ...log, delayMs: delay }, 'webhook delivery failed: retry scheduled');
     return this.record(done, next);

@@ -13,7 +13,7 @@ export interface StoredDelivery extends DeliveryRecord {
   readonly payload: string;
   /** When a pending attempt may be made. */
   dueAt: string;
-  /** Sent whether the webhook is active or not (a ping, a redelivery asked for by hand). */
+  /** Made whether the webhook is active or not: the first attempt of a ping or a redelivery asked for by hand. */
   force: boolean;
   leaseUntil: string | null;
   leasedBy: string | null;

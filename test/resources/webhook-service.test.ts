@@ -52,3 +52,28 @@ test('withSecret gives the stored secret (for signing deliveries), the one creat
   assert.equal((await webhooks.withSecret(created.id)).secret, created.secret);
   await assert.rejects(webhooks.withSecret('wh_nope'), { code: 'NOT_FOUND' });
 });
+
+test('a 410 from a URL switches the webhook off only while it still has that URL, once, as a change by system', async () => {
+  const { webhooks, published } = service();
+  const { id } = await webhooks.create({ url: 'https://hooks.example.com/old', events: ['task.created'] });
+  await webhooks.update(id, { url: 'https://hooks.example.com/new' });
+  published.length = 0;
+  await webhooks.goneAt(id, 'https://hooks.example.com/old');
+  assert.equal((await webhooks.get(id)).active, true, 'the 410 came from a URL it no longer has');
+  assert.equal(published.length, 0, 'nothing was written');
+
+  const before = (await webhooks.get(id)).updatedAt;
+  await webhooks.goneAt(id, 'https://hooks.example.com/new');
+  assert.equal((await webhooks.get(id)).active, false);
+  assert.deepEqual(
+    published.map((e) => [e.type, e.actor, e.changed]),
+    [['webhook.updated', 'system', ['active']]],
+  );
+  const after = (await webhooks.get(id)).updatedAt;
+  assert.ok(after > before);
+  await webhooks.goneAt(id, 'https://hooks.example.com/new');
+  assert.equal((await webhooks.get(id)).updatedAt, after, 'switched off already: nothing is written again');
+  assert.equal(published.length, 1);
+  await webhooks.remove(id);
+  await webhooks.goneAt(id, 'https://hooks.example.com/new'); // deleted meanwhile: nothing to do, no error
+});

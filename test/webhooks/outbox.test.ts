@@ -122,3 +122,23 @@ test('a delivery due for a deleted webhook is not made; a 410 switches the webho
   const [last] = (await api.get(`/api/webhooks/${moved.id}/deliveries`)).body.data;
   assert.equal(last.stopReason, 'gone (410)');
 });
+
+test('a redelivery asked for by hand is made though the webhook is off; its retries stop once it is off', async (t) => {
+  const { api, timers, watched } = await appWithReceivers(t);
+  const failing = await receiver(t, (_req, res) => void res.writeHead(500).end());
+  const hook = await subscribe(api, failing.url, ['task.created']);
+  await api.post('/api/tasks', { projectId: 'proj_001', title: 'Failing' });
+  await watched.until(1);
+  await api.patch(`/api/webhooks/${hook.id}`, { active: false });
+  const [first] = (await api.get(`/api/webhooks/${hook.id}/deliveries?eventType=task.created`)).body.data.slice(-1);
+  assert.equal((await api.post(`/api/webhooks/${hook.id}/deliveries/${first.id}/redeliver`)).status, 202);
+  await failing.arrived(2);
+  const made = failing.requests.length;
+  for (let i = 0; i < 4; i++) {
+    timers.advance(100);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  assert.equal(failing.requests.length, made, 'no retry of the redelivery once the webhook is off');
+  const stops = (await api.get(`/api/webhooks/${hook.id}/deliveries?status=pending`)).body.count;
+  assert.equal(stops, 0, 'nothing left pending');
+});

@@ -1,4 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
+import { AppError } from '../../errors.ts';
 import { AnyOf, type Filter } from '../../store/types.ts';
 import { webhookRules } from './resource.ts';
 import {
@@ -9,6 +10,8 @@ import {
   type WebhookQuery,
   type WebhookRecord,
 } from './schema.ts';
+
+const NOTHING_TO_DO = Symbol('nothing to do');
 
 /**
  * Webhooks. Every answer but `create` shows a webhook without its secret (the rules' `view`); `create` returns
@@ -31,6 +34,22 @@ export class WebhookService extends ResourceService<WebhookRecord, WebhookCreate
     const filter = super.filterOf(rest) as Record<string, unknown>;
     if (event) filter.events = AnyOf.of([...event, WILDCARD]);
     return filter as Filter<WebhookRecord>;
+  }
+
+  /**
+   * Switches the webhook off because `url` answered 410 Gone (a change by `system`), unless its URL is no longer
+   * that one: decided in the change itself, so a URL changed meanwhile, here or on another instance, is never
+   * switched off for what its old URL answered. Nothing happens to a webhook deleted meanwhile.
+   */
+  async goneAt(id: string, url: string): Promise<void> {
+    try {
+      await this.change(id, {}, (hook) => {
+        if (hook.url !== url || !hook.active) throw NOTHING_TO_DO; // rolls the change back: nothing is written
+        return { ...hook, active: false };
+      });
+    } catch (err) {
+      if (err !== NOTHING_TO_DO && !(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+    }
   }
 
   /** The stored record, secret included: for signing deliveries, never for a response. */
