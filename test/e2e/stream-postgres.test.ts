@@ -91,9 +91,14 @@ test('retention: rows past it are deleted, and their positions can no longer be 
     ['a', 'b', 'c'],
   );
   assert.equal(await reader.locate(rows[0]!), 'kept');
+  const beforeAny = { xid: 0n, seq: 0n }; // what a reset gives while the table is empty
+  assert.equal(await reader.locate(beforeAny), 'kept', 'nothing pruned yet: every event after it is there');
+  assert.equal(await reader.prune(86_400_000), 0);
+  assert.equal(await reader.locate(beforeAny), 'kept', 'a prune that removed nothing changes nothing');
   await driver.query(`UPDATE stream_events SET created_at = now() - interval '2 days' WHERE type = 'a'`);
   assert.equal(await reader.prune(86_400_000), 1);
   assert.equal(await reader.locate(rows[0]!), 'expired');
+  assert.equal(await reader.locate(beforeAny), 'expired');
   assert.equal(await reader.locate({ xid: rows[2]!.xid + 1000n, seq: 1n }), 'unknown');
 });
 

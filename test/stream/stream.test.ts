@@ -224,6 +224,25 @@ describe('GET /api/stream', () => {
     }
   });
 
+  test('the position a reset gives while no event was ever written resumes with the events written since', async (t) => {
+    const { api, open } = await streaming(t);
+    const first = await open('', { 'last-event-id': 'garbage' });
+    const [reset] = await first.take(1);
+    assert.equal(reset!.event, 'stream.reset');
+    first.close();
+    await api.post('/api/tasks', { projectId: 'proj_001', title: 'Written while away' });
+    const again = await open('', { 'last-event-id': reset!.id! });
+    await api.post('/api/tasks', { projectId: 'proj_001', title: 'Live' });
+    const events = await again.take(2);
+    assert.deepEqual(
+      events.map((e) => [e.event, body(e).data.title]),
+      [
+        ['task.created', 'Written while away'],
+        ['task.created', 'Live'],
+      ],
+    );
+  });
+
   test('STREAM_FLUSH_MS: changes made together reach clients of different filters, each its own, once, in order', async (t) => {
     const { api, open } = await streaming(t, { config: { logLevel: 'silent', streamFlushMs: 50 } });
     const all = await open();

@@ -15,7 +15,7 @@ import type { ChangeOptions, Collections, Store } from '../store.ts';
 import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
-import { SqlStreamLog } from './stream-log.ts';
+import { PRUNED, SqlStreamLog } from './stream-log.ts';
 import { SqlDeliveryLog } from './deliveries.ts';
 import type { DeliveryLog } from '../../webhooks/outbox.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
@@ -171,6 +171,8 @@ export class SqlStore implements Store {
           await client.query(
             `TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries, stream_events RESTART IDENTITY`,
           );
+          // Every event from now on is kept: the position before any event is one to resume from again.
+          await client.query('DELETE FROM store_state WHERE key = $1', [PRUNED]);
         } else {
           const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
             `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +

@@ -52,6 +52,9 @@ export class SqlStreamLog implements StreamLog {
   }
 }
 
+/** The `store_state` key noting that stream events were pruned (removed again when the store is reset). */
+export const PRUNED = 'stream_pruned';
+
 /** Rows are read only from transactions older than every running one: all of those have committed or failed. */
 const SETTLED = 'xid < pg_snapshot_xmin(pg_current_snapshot())';
 
@@ -100,8 +103,18 @@ export class StreamLogReader {
     return { rows: settled.map(rowOf), unsettled: settled.length < rows.length };
   }
 
-  /** Whether the table still holds `position`, and if not, whether it is older than every row kept. */
+  /**
+   * Whether the table still holds `position`, and if not, whether it is older than every row kept. The position
+   * before any event (`0-0`, given out while the table was empty) is kept while no row was ever pruned: every event
+   * after it is still there.
+   */
   async locate(position: SqlPosition): Promise<'kept' | 'expired' | 'unknown'> {
+    if (position.xid === 0n && position.seq === 0n) {
+      const [row] = await this.db.query<{ pruned: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = '${PRUNED}') AS pruned`,
+      );
+      return row!.pruned ? 'expired' : 'kept';
+    }
     const [row] = await this.db.query<{ kept: boolean; expired: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM stream_events WHERE xid = $1::xid8 AND seq = $2::bigint) AS kept, ` +
         `COALESCE((SELECT (xid, seq) > ($1::xid8, $2::bigint) FROM stream_events ORDER BY xid, seq LIMIT 1), false) AS expired`,
@@ -110,10 +123,15 @@ export class StreamLogReader {
     return row!.kept ? 'kept' : row!.expired ? 'expired' : 'unknown';
   }
 
-  /** Deletes the rows written more than `ageMs` ago (by the database's clock); answers how many went. */
+  /**
+   * Deletes the rows written more than `ageMs` ago (by the database's clock); answers how many went. Notes that some
+   * went (`store_state`), so that the position before any event is no longer one to resume from.
+   */
   async prune(ageMs: number): Promise<number> {
     const rows = await this.db.query<{ n: string }>(
-      `WITH gone AS (DELETE FROM stream_events WHERE created_at < now() - $1 * interval '1 millisecond' RETURNING 1) ` +
+      `WITH gone AS (DELETE FROM stream_events WHERE created_at < now() - $1 * interval '1 millisecond' RETURNING 1), ` +
+        `noted AS (INSERT INTO store_state (key, value) SELECT '${PRUNED}', now()::text WHERE EXISTS (SELECT 1 FROM gone) ` +
+        `ON CONFLICT (key) DO UPDATE SET value = excluded.value) ` +
         `SELECT count(*)::text AS n FROM gone`,
       [ageMs],
     );
