@@ -44,6 +44,8 @@ export interface Outbox {
   wake(): void;
   announce(): void;
   forget(webhookId: string): void;
+  /** A webhook changed (committed): attempts from now read it again. */
+  changed(webhookId: string): void;
 }
 
 /** What a change staged (webhookWakeConsumer): attempts still to make, and those already final. */
@@ -108,6 +110,7 @@ export function webhookOutboxConsumer(
  */
 export function webhookWakeConsumer(outbox: Outbox): Consumer {
   return (event) => {
+    if (event.resourceType === 'webhook') outbox.changed(String(recordOf(event).id));
     if (event.type === 'webhook.deleted') outbox.forget(String(recordOf(event).id));
     const staged = staging.get(event);
     if (!staged) return;

@@ -31,8 +31,14 @@ export interface DispatcherOptions extends Options {
 /** A claimed attempt, from its claim until its outcome is written. */
 interface InFlight {
   readonly row: StoredDelivery;
-  /** The webhook as it is now: read once for the deliveries to it claimed together. */
-  readonly hook: Promise<CurrentWebhook | undefined>;
+  /**
+   * The webhook as it was read for the deliveries to it claimed together, with when (`performance.now()`) and the
+   * webhook's `changes` count then: read again when the attempt starts later than `FRESH_MS` after, or after a change
+   * to the webhook committed here (see `refresh`).
+   */
+  hook: Promise<CurrentWebhook | undefined>;
+  readAt: number;
+  seen: number;
   /** Whether it has given back its slot (its request is over, or was never made). */
   freed: boolean;
 }
@@ -52,6 +58,13 @@ const LEASE_MARGIN_MS = 5_000;
  * (it waited behind a receiver that became slow) it is given back to the outbox instead.
  */
 const LEASE_START_MARGIN_MS = 1_000;
+/**
+ * How long a webhook read with a claim serves the attempts claimed with it. A row claimed ahead can wait seconds for
+ * a slot (behind a slow receiver); past this, its attempt reads the webhook again, so that a URL changed or a
+ * webhook switched off or deleted on another instance stops the attempts that start after the change. A change
+ * committed in this process is seen at once (`changed`).
+ */
+const FRESH_MS = 50;
 /** How often a durable store's old attempt records are pruned. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -89,6 +102,10 @@ export class WebhookDispatcher {
   /** Requests under way (the slots taken), in all and per webhook. */
   private sending = 0;
   private readonly sendingTo = new Map<string, number>();
+  /** Changes to each webhook committed in this process (`changed`): a read before one is stale. */
+  private readonly changes = new Map<string, number>();
+  /** The last read of each webhook made for an attempt starting late, shared by those starting within `FRESH_MS`. */
+  private readonly reread = new Map<string, { at: number; seen: number; hook: Promise<CurrentWebhook | undefined> }>();
   /** Rows held per webhook, sending or ready: what a claim counts against a webhook's share. */
   private readonly held = new Map<string, number>();
   /** Answers per webhook since the last claim pass began (timeouts aside): how fast each receiver takes its rows. */
@@ -478,13 +495,14 @@ export class WebhookDispatcher {
         // keep, such as a target given to `enqueue`).
         const hooks = new Map<string, Promise<CurrentWebhook | undefined>>();
         claimed.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0));
+        const readAt = performance.now();
         for (const { webhook, ...row } of claimed) {
           let hook = hooks.get(row.webhookId);
           if (!hook) {
             hook = webhook ? Promise.resolve(webhook) : this.current(row.webhookId);
             hooks.set(row.webhookId, hook);
           }
-          this.ready.push({ row, hook, freed: false });
+          this.ready.push({ row, hook, readAt, seen: this.changes.get(row.webhookId) ?? 0, freed: false });
           count(this.held, row.webhookId, 1);
         }
         this.startReady();
@@ -562,6 +580,7 @@ export class WebhookDispatcher {
   /** Starts a ready row's attempt in a free slot. */
   private begin(flight: InFlight): void {
     const { row } = flight;
+    this.refresh(flight);
     this.inFlight.set(row.id, flight);
     this.sending++;
     count(this.sendingTo, row.webhookId, 1);
@@ -616,6 +635,33 @@ export class WebhookDispatcher {
     } catch (err) {
       this.s.log.error({ err, webhookId: row.webhookId, eventId: row.eventId }, 'webhook delivery bookkeeping failed');
     }
+  }
+
+  /**
+   * A webhook changed in a change committed in this process (a URL, `active`, a delete): attempts starting from
+   * now read it again.
+   */
+  changed(webhookId: string): void {
+    count(this.changes, webhookId, 1);
+    this.reread.delete(webhookId);
+  }
+
+  /**
+   * Reads the webhook again for an attempt starting more than `FRESH_MS` after its claim read it, or after a change
+   * to it here; one read serves the attempts to the webhook that start within `FRESH_MS` of it.
+   */
+  private refresh(flight: InFlight): void {
+    const { webhookId } = flight.row;
+    const now = performance.now();
+    const seen = this.changes.get(webhookId) ?? 0;
+    if (now - flight.readAt <= FRESH_MS && flight.seen === seen) return;
+    let last = this.reread.get(webhookId);
+    if (!last || now - last.at > FRESH_MS || last.seen !== seen) {
+      last = { at: now, seen, hook: this.current(webhookId) };
+      this.reread.set(webhookId, last);
+      if (this.reread.size > PRECHECKS_KEPT) this.reread.clear();
+    }
+    Object.assign(flight, { hook: last.hook, readAt: last.at, seen });
   }
 
   /** The webhook as it is now. */

@@ -109,6 +109,7 @@ test('after commit, the workers are woken and other instances told only for a ch
     wake: () => calls.push('wake'),
     announce: () => calls.push('announce'),
     forget: () => {},
+    changed: () => {},
   };
   const hooksFor = (urls: string[]) => ({
     tx: {
@@ -158,6 +159,7 @@ test('the active webhooks are read once per transaction, as it begins; again aft
     wake: () => {},
     announce: () => {},
     forget: () => {},
+    changed: () => {},
   };
   const reads: unknown[] = [];
   let hooks = [

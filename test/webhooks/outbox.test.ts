@@ -142,3 +142,25 @@ test('a redelivery asked for by hand is made though the webhook is off; its retr
   const stops = (await api.get(`/api/webhooks/${hook.id}/deliveries?status=pending`)).body.count;
   assert.equal(stops, 0, 'nothing left pending');
 });
+
+test('attempts claimed ahead that start after the webhook is switched off are not made', async (t) => {
+  const { api, store } = await appWithReceivers(t, { perWebhookConcurrency: 2 });
+  const slow = await receiver(t, async (_req, res) => {
+    await new Promise((r) => setTimeout(r, 200));
+    res.end('ok');
+  });
+  const hook = await subscribe(api, slow.url, ['task.created']);
+  await Promise.all(
+    Array.from({ length: 16 }, (_, i) => api.post('/api/tasks', { projectId: 'proj_001', title: `T${i}` })),
+  );
+  await slow.arrived(2);
+  assert.equal((await api.patch(`/api/webhooks/${hook.id}`, { active: false })).status, 200);
+  const off = performance.now();
+  await new Promise((r) => setTimeout(r, 700));
+  const late = slow.requests.filter((r) => r.at > off + 50).length;
+  assert.equal(late, 0, 'no attempt started after the switch-off was answered');
+  for (let i = 0; i < 100 && (await store.deliveries.pending()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const log = (await api.get(`/api/webhooks/${hook.id}/deliveries`)).body.data as { stopReason: string | null }[];
+  assert.equal(log.length, 16);
+  assert.ok(log.filter((d) => d.stopReason === 'cancelled: webhook inactive').length >= 10, JSON.stringify(log));
+});
