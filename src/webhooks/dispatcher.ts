@@ -102,6 +102,8 @@ export class WebhookDispatcher {
   /** Requests under way (the slots taken), in all and per webhook. */
   private sending = 0;
   private readonly sendingTo = new Map<string, number>();
+  /** The `redeliverFailed` call under way for each webhook, the next one waits for. */
+  private readonly redelivering = new Map<string, Promise<unknown>>();
   /** Changes to each webhook committed in this process (`changed`): a read before one is stale. */
   private readonly changes = new Map<string, number>();
   /** The last read of each webhook made for an attempt starting late, shared by those starting within `FRESH_MS`. */
@@ -287,11 +289,33 @@ export class WebhookDispatcher {
 
   /**
    * Redelivers every event whose delivery to the webhook ended failed (no later attempt succeeded, no retry
-   * pending) among the attempts made since `since`. Answers the new first attempts.
+   * pending) among the attempts made since `since`. Answers the new first attempts. One call at a time per webhook,
+   * here and on every instance sharing the outbox: a second call made meanwhile finds the first one's new attempts
+   * pending, and redelivers nothing twice.
    */
-  async redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]> {
+  redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]> {
+    const previous = this.redelivering.get(webhookId) ?? Promise.resolve();
+    const run = previous
+      .then(() =>
+        this.outbox.exclusively
+          ? this.outbox.exclusively(webhookId, (log) => this.redeliverFailedIn(log, webhookId, since))
+          : this.redeliverFailedIn(this.outbox, webhookId, since),
+      )
+      .then((out) => {
+        if (out.length > 0) this.wake(); // once committed
+        return out;
+      });
+    const settled = run.catch(() => {});
+    this.redelivering.set(webhookId, settled);
+    void settled.then(() => {
+      if (this.redelivering.get(webhookId) === settled) this.redelivering.delete(webhookId);
+    });
+    return run;
+  }
+
+  private async redeliverFailedIn(log: DeliveryLog, webhookId: string, since: string): Promise<DeliveryRecord[]> {
     if (this.closed) return [];
-    const rows = await this.outbox.list(webhookId, { since });
+    const rows = await log.list(webhookId, { since });
     const latest = new Map<string, StoredDelivery>();
     for (const row of rows) if (!latest.has(row.eventId)) latest.set(row.eventId, row); // newest first
     const out: DeliveryRecord[] = [];
@@ -303,8 +327,7 @@ export class WebhookDispatcher {
       again.push(row);
       out.push(recordOf(row));
     }
-    if (again.length > 0) await this.outbox.add(again);
-    if (out.length > 0) this.wake();
+    if (again.length > 0) await log.add(again);
     return out;
   }
 

@@ -108,6 +108,11 @@ export interface DeliveryLog {
   prune(before: string): Promise<number>;
   /** Drops what is kept of a deleted webhook, where the log is bounded per webhook (memory). */
   forget(webhookId: string): Promise<void>;
+  /**
+   * Runs `work` with the log while no other `exclusively` for the webhook runs on any instance sharing it (SQL: in a
+   * transaction holding an advisory lock for the webhook). Absent where one process has the log (memory).
+   */
+  exclusively?<R>(webhookId: string, work: (log: DeliveryLog) => Promise<R>): Promise<R>;
   /** Calls `wake` whenever another instance adds due rows; resolves to a function that stops listening. */
   listen?(wake: () => void): Promise<() => Promise<void>>;
   /** Tells the workers of every instance that deliveries were added (once their transaction has committed). */

@@ -357,6 +357,45 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
         assert.equal(await store.activity.get('act_lost'), undefined);
         assert.equal(await store.tasks.get('t_orphan'), undefined);
       });
+      test(
+        'the delivery log runs work exclusively per webhook, across instances: one at a time for a webhook',
+        { skip: target.shared ? false : 'one process opens an embedded database' },
+        async () => {
+          const fresh = await target.fresh();
+          const [a, b] = [await fresh.driver(), await fresh.driver()];
+          try {
+            await migrate(a);
+            const spans: string[] = [];
+            const work = (name: string) => async () => {
+              spans.push(`${name} in`);
+              await delay(100);
+              spans.push(`${name} out`);
+            };
+            await Promise.all([
+              new SqlStore(a).deliveries.exclusively!('wh_1', work('a')),
+              new SqlStore(b).deliveries.exclusively!('wh_1', work('b')),
+            ]);
+            assert.deepEqual(
+              spans.map((s) => s.split(' ')[1]),
+              ['in', 'out', 'in', 'out'],
+              spans.join(', '),
+            );
+            spans.length = 0;
+            await Promise.all([
+              new SqlStore(a).deliveries.exclusively!('wh_1', work('a')),
+              new SqlStore(b).deliveries.exclusively!('wh_2', work('b')),
+            ]);
+            assert.deepEqual(
+              spans.map((s) => s.split(' ')[1]),
+              ['in', 'in', 'out', 'out'],
+              'two webhooks: side by side',
+            );
+          } finally {
+            await a.close();
+            await b.close();
+          }
+        },
+      );
       test('after two conflicts a cascading delete holds back writes to what it cascades over; no other change does', async () => {
         const driver = await (await target.fresh()).driver();
         try {

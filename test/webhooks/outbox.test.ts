@@ -164,3 +164,23 @@ test('attempts claimed ahead that start after the webhook is switched off are no
   assert.equal(log.length, 16);
   assert.ok(log.filter((d) => d.stopReason === 'cancelled: webhook inactive').length >= 10, JSON.stringify(log));
 });
+
+test('redeliver-failed called twice at once redelivers each failed event once', async (t) => {
+  const { api, watched } = await appWithReceivers(t, { retrySchedule: [] });
+  let up = false;
+  const rx = await receiver(t, (_req, res) => void res.writeHead(up ? 204 : 500).end());
+  const hook = await subscribe(api, rx.url, ['task.created']);
+  for (const title of ['A', 'B', 'C']) await api.post('/api/tasks', { projectId: 'proj_001', title });
+  await watched.until(3);
+  up = true;
+  const path = `/api/webhooks/${hook.id}/redeliver-failed?since=2000-01-01`;
+  const answers = await Promise.all([api.post(path), api.post(path)]);
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    [202, 202],
+  );
+  assert.equal(answers[0]!.body.count + answers[1]!.body.count, 3, 'three events, each redelivered once');
+  await watched.until(6);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(rx.requests.length, 6, 'three failed attempts, then each event once more');
+});

@@ -11,6 +11,7 @@ import type { Page } from '../types.ts';
 import { rowsWithTotal, TableSql } from './collection.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
+import { LOCK } from './tables.ts';
 
 /** The channel on which a transaction that adds deliveries announces them (delivered at its COMMIT). */
 export const DELIVERIES_CHANNEL = 'pm_webhook_deliveries';
@@ -173,6 +174,14 @@ export class SqlDeliveryLog implements DeliveryLog {
    */
   async announce(): Promise<void> {
     await this.driver?.notify?.(DELIVERIES_CHANNEL);
+  }
+
+  async exclusively<R>(webhookId: string, work: (log: DeliveryLog) => Promise<R>): Promise<R> {
+    if (!this.driver) return work(this);
+    return this.driver.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK.webhooks, webhookId]);
+      return work(new SqlDeliveryLog(client));
+    });
   }
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {

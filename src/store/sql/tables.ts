@@ -161,9 +161,9 @@ export const NULLABLE: Readonly<Record<string, readonly string[]>> = {
 /**
  * The advisory locks of the store (`pg_advisory_xact_lock(namespace, key)`): one for seeding (or emptying and
  * seeding again), one for applying migrations. The namespace keeps them apart from other applications' locks on
- * the database.
+ * the database. `webhooks` is a namespace of its own, for a lock per webhook (keyed by a hash of its id).
  */
-export const LOCK = { namespace: 0x706d, seed: 1, migrations: 2 } as const;
+export const LOCK = { namespace: 0x706d, seed: 1, migrations: 2, webhooks: 0x706e } as const;
 
 /** Every table of the store's records, parents before children (the order to load them in). */
 export const RECORD_TABLES: readonly string[] = Object.values(TABLES).map((t) => t.name);
