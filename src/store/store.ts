@@ -33,10 +33,6 @@ export interface Collections {
   readonly deliveries: DeliveryLog;
 }
 
-/**
- * The collections, read outside any transaction, and the one way to change several of them together.
- * Implementations: memory/store.ts (the default) and sql/store.ts (PostgreSQL, server or embedded).
- */
 /** What a store may want to know of a change before it runs it. */
 export interface ChangeOptions {
   /**
@@ -47,6 +43,10 @@ export interface ChangeOptions {
   readonly cascade?: boolean;
 }
 
+/**
+ * The collections, read outside any transaction, and the one way to change several of them together.
+ * Implementations: memory/store.ts (the default) and sql/store.ts (PostgreSQL, server or embedded).
+ */
 export interface Store extends Collections {
   /** Where the records live: `memory`, `embedded` (PostgreSQL in a folder) or `postgres` (a server). */
   readonly kind: 'memory' | 'embedded' | 'postgres';

@@ -102,8 +102,6 @@ export class WebhookDispatcher {
   /** Requests under way (the slots taken), in all and per webhook. */
   private sending = 0;
   private readonly sendingTo = new Map<string, number>();
-  /** The `redeliverFailed` call under way for each webhook, the next one waits for. */
-  private readonly redelivering = new Map<string, Promise<unknown>>();
   /** Changes to each webhook committed in this process (`changed`): a read before one is stale. */
   private readonly changes = new Map<string, number>();
   /** The last read of each webhook made for an attempt starting late, shared by those starting within `FRESH_MS`. */
@@ -293,24 +291,10 @@ export class WebhookDispatcher {
    * here and on every instance sharing the outbox: a second call made meanwhile finds the first one's new attempts
    * pending, and redelivers nothing twice.
    */
-  redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]> {
-    const previous = this.redelivering.get(webhookId) ?? Promise.resolve();
-    const run = previous
-      .then(() =>
-        this.outbox.exclusively
-          ? this.outbox.exclusively(webhookId, (log) => this.redeliverFailedIn(log, webhookId, since))
-          : this.redeliverFailedIn(this.outbox, webhookId, since),
-      )
-      .then((out) => {
-        if (out.length > 0) this.wake(); // once committed
-        return out;
-      });
-    const settled = run.catch(() => {});
-    this.redelivering.set(webhookId, settled);
-    void settled.then(() => {
-      if (this.redelivering.get(webhookId) === settled) this.redelivering.delete(webhookId);
-    });
-    return run;
+  async redeliverFailed(webhookId: string, since: string): Promise<DeliveryRecord[]> {
+    const out = await this.outbox.exclusively(webhookId, (log) => this.redeliverFailedIn(log, webhookId, since));
+    if (out.length > 0) this.wake(); // once committed
+    return out;
   }
 
   private async redeliverFailedIn(log: DeliveryLog, webhookId: string, since: string): Promise<DeliveryRecord[]> {

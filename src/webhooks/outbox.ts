@@ -110,9 +110,9 @@ export interface DeliveryLog {
   forget(webhookId: string): Promise<void>;
   /**
    * Runs `work` with the log while no other `exclusively` for the webhook runs on any instance sharing it (SQL: in a
-   * transaction holding an advisory lock for the webhook). Absent where one process has the log (memory).
+   * transaction holding an advisory lock for the webhook; memory: one after the other in the process).
    */
-  exclusively?<R>(webhookId: string, work: (log: DeliveryLog) => Promise<R>): Promise<R>;
+  exclusively<R>(webhookId: string, work: (log: DeliveryLog) => Promise<R>): Promise<R>;
   /** Calls `wake` whenever another instance adds due rows; resolves to a function that stops listening. */
   listen?(wake: () => void): Promise<() => Promise<void>>;
   /** Tells the workers of every instance that deliveries were added (once their transaction has committed). */

@@ -34,6 +34,8 @@ export class MemoryDeliveryLog implements DeliveryLog {
   /** The order rows were added in, across webhooks. */
   private readonly seqOf = new WeakMap<StoredDelivery, number>();
   private added = 0;
+  /** The `exclusively` work under way for each webhook, the next one waits for. */
+  private readonly exclusive = new Map<string, Promise<void>>();
 
   constructor(private limit: number) {}
 
@@ -177,6 +179,19 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   async prune(): Promise<number> {
     return 0; // bounded per webhook instead
+  }
+
+  exclusively<R>(webhookId: string, work: (log: DeliveryLog) => Promise<R>): Promise<R> {
+    const run = (this.exclusive.get(webhookId) ?? Promise.resolve()).then(() => work(this));
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.exclusive.set(webhookId, settled);
+    void settled.then(() => {
+      if (this.exclusive.get(webhookId) === settled) this.exclusive.delete(webhookId);
+    });
+    return run;
   }
 
   async forget(webhookId: string): Promise<void> {
