@@ -43,8 +43,10 @@ test(
   { skip: !existsSync('/proc/self/stat') && 'no /proc on this system' },
   async (t) => {
     const { dir, file } = folder(t);
-    // `true` ends at once; its parent execs into `sleep`, which never waits for it: it stays a zombie meanwhile.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child ends only once its parent has become `sleep`, which never waits for it: it stays a zombie meanwhile.
+    // (Ending earlier, it could be reaped by the shell before the exec.)
+    const script = '(while [ "$(cat /proc/$$/comm)" != sleep ]; do sleep 0.01; done) & echo $!; exec sleep 30';
+    const parent = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     t.after(() => parent.kill('SIGKILL'));
     const [out] = (await once(parent.stdout!, 'data')) as [Buffer];
     const pid = Number(out.toString().trim());
