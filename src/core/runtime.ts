@@ -96,8 +96,11 @@ export function parseInstant(s: string, endOfDay = false): number {
   if (day.getUTCFullYear() !== +y! || day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return NaN;
   if (+h > 23 || +mi > 59 || +sec > 59) return NaN;
   const ms = s.includes('T') ? Date.parse(m[7] ? s : `${s}Z`) : day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
-  return ms >= EARLIEST && ms <= LATEST ? ms : NaN;
+  return isStorableInstant(ms) ? ms : NaN;
 }
+
+/** Whether epoch milliseconds `ms` are an instant every store keeps (years 0001 to 9999, UTC); false for NaN. */
+export const isStorableInstant = (ms: number): boolean => ms >= EARLIEST && ms <= LATEST;
 
 /** Whether `s` is a calendar date, `YYYY-MM-DD`, of the years 0001 to 9999. */
 export function isCalendarDate(s: string): boolean {

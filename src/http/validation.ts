@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { NOT_BLANK_PATTERN } from '../schemas/common.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { isCalendarDate, parseInstant } from '../core/runtime.ts';
+import { isCalendarDate, isStorableInstant, parseInstant } from '../core/runtime.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
@@ -21,6 +21,13 @@ const base: Options = {
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...base, ...options });
   addFormats(ajv, ['date-time', 'uri', 'email']);
+  // An RFC 3339 date-time that is also an instant every store keeps: not a leap second (`23:59:60`, which RFC 3339
+  // allows and JavaScript cannot read), not outside the years 0001 to 9999.
+  const rfc3339 = ajv.formats['date-time'] as { validate: (s: string) => boolean };
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) => rfc3339.validate(s) && isStorableInstant(Date.parse(s)),
+  });
   // A calendar date every store keeps: years 0001 to 9999 (PostgreSQL has no year 0000, which RFC 3339 allows).
   ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
   // ISO 8601 instant: a calendar date alone, or a date-time with optional seconds and zone (UTC when absent).
