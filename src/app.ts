@@ -62,7 +62,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { logger } : { loggerInstance: deps.logger }),
     bodyLimit: config.bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // No part of a path is too long for the router: one is bounded by the request's head (`maxHeaderSize`), and
+    // refused past the router it would skip the token check and the rate limit. A long id is the route's 404.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: config.maxHeaderSize },
     genReqId: requestIdOf,
     frameworkErrors: frameworkErrorsLoggedBy((request, reply) => accessLog.requestCompleted(null, request, reply)),
     return503OnClosing: false,

@@ -103,12 +103,10 @@ export class Authenticator {
   }
 
   private async check(request: FastifyRequest): Promise<Resolution> {
+    // A public route never reads a token it is sent, so it never waits for the store: a liveness probe that sends
+    // one answers while the database is away. It counts against the client address.
+    if (isPublic(request)) return { public: true };
     const credential = credentialOf(request);
-    if (isPublic(request)) {
-      // A valid token still counts against its own rate limit; anything else is ignored here.
-      const principal = typeof credential === 'string' ? await this.principalOf(credential) : undefined;
-      return principal ? { principal } : { public: true };
-    }
     if (credential === undefined) {
       return { refusal: unauthenticated('An API token is required: Authorization: Bearer <token> or X-API-Key') };
     }
@@ -117,6 +115,8 @@ export class Authenticator {
     if (!principal) {
       return { refusal: unauthenticated('The API token is unknown, revoked or expired', INVALID_CHALLENGE) };
     }
+    // A path or method with no route is a 404 or 405 for every valid token: no scope would change that.
+    if (request.routeOptions.url === undefined) return { principal };
     const needed = neededScope(request.method, routeOf(request));
     if (!covers(principal.scopes, needed)) {
       return {

@@ -18,10 +18,9 @@ const FRAMEWORK_ERRORS: Record<string, (e: FastifyError) => AppError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     new AppError('VALIDATION_ERROR', 'The Content-Length header does not match the body'),
   FST_ERR_BAD_URL: () => new AppError('VALIDATION_ERROR', 'The request path is not a valid URL'),
-  // An id past the router's `maxParamLength`: longer than any id, so no record has it (ids of 101 to 1,000
-  // characters get the same 404 from their route, naming the resource).
-  FST_ERR_MAX_PARAM_LENGTH: () =>
-    new AppError('NOT_FOUND', 'Not found: a part of the path is over 1,000 characters, longer than any id'),
+  // A path part past the router's `maxParamLength` (app.ts: longer than a request's head may be, so only a request
+  // made in the process reaches it): longer than any id, so no record has it.
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError('NOT_FOUND', 'Not found: a part of the path is longer than any id'),
   FST_ERR_BAD_STATUS_CODE: () => new AppError('INTERNAL_ERROR'),
 };
 

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { testApp } from '../helpers/app.ts';
 import { ADMIN_TOKEN, AS_ADMIN, authApp, bearer } from '../helpers/auth.ts';
 import { assertError } from './assert-error.ts';
+import { StoreUnavailableError } from '../../src/store/errors.ts';
 
 const CHALLENGE = 'Bearer realm="pm-service"';
 
@@ -64,6 +65,40 @@ test('AUTH=token: the health checks, the OpenAPI document, the docs page and / n
   });
   assert.equal(preflight.statusCode, 204);
   assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization, X-API-Key/);
+});
+
+test('AUTH=token: the routes that need no token never read one, so they answer while the store does not', async (t) => {
+  const { api, issue, store } = await authApp(t);
+  const { token } = await issue({ username: 'probe', scopes: ['read'] });
+  const tokens = store.tokens as { list: (...args: unknown[]) => Promise<unknown> };
+  tokens.list = () => Promise.reject(new StoreUnavailableError('the database is away'));
+  for (const url of ['/api/health', '/api/openapi.json', '/']) {
+    for (const headers of [bearer(token), bearer('pmt_unknown'), { 'x-api-key': token }]) {
+      assert.equal((await api.get(url, headers)).status, 200, `${url} ${JSON.stringify(headers)}`);
+    }
+  }
+  // A route that needs one reads it, and answers what the store's absence means.
+  assertError(await api.get('/api/tasks', bearer(token)), 503, 'SERVICE_UNAVAILABLE');
+});
+
+test('AUTH=token: a path or method with no route is a 404 or 405 for any valid token, whatever its scopes', async (t) => {
+  const { api, issue } = await authApp(t);
+  const read = bearer((await issue({ username: 'r', scopes: ['read'] })).token);
+  assertError(await api.post('/api/nothing-here', {}, read), 404, 'NOT_FOUND');
+  assertError(await api.delete('/api/nothing-here', read), 404, 'NOT_FOUND');
+  assertError(await api.put('/api/activity-log/act_001', {}, read), 405, 'METHOD_NOT_ALLOWED');
+  assertError(await api.delete('/api/activity-log/act_001', read), 405, 'METHOD_NOT_ALLOWED');
+  // A route that exists still needs its scope.
+  assertError(await api.delete('/api/tasks/task_001', read), 403, 'FORBIDDEN');
+});
+
+test("AUTH=token: a path part of any length needs a token, and then is the route's 404", async (t) => {
+  const { api } = await authApp(t);
+  const long = 'a'.repeat(1_001);
+  for (const url of [`/api/tokens/${long}`, `/api/webhooks/${long}/deliveries`, `/api/nothing-here/${long}`]) {
+    assertError(await api.get(url), 401, 'UNAUTHENTICATED');
+    assertError(await api.get(url, AS_ADMIN), 404, 'NOT_FOUND');
+  }
 });
 
 test('AUTH=token: ADMIN_TOKEN and issued tokens, as Bearer (any case) or X-API-Key', async (t) => {
