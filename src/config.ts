@@ -180,6 +180,10 @@ function parseSetting(key: Key, text: string): unknown {
   if (schema.type === 'object') return Object.freeze(parseRateLimit(t));
   if (SECRETS.has(key)) {
     if (!Value.Check(schema, t)) throw new Error(`must be at least ${ADMIN_TOKEN_MIN} characters long`);
+    // What a header can carry as a token (auth.ts): a space or a letter beyond ASCII could never be sent.
+    if (!/^[\x21-\x7e]+$/.test(t)) {
+      throw new Error('must be printable ASCII without spaces (a token is sent in a header)');
+    }
     return t;
   }
   const value =

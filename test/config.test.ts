@@ -225,7 +225,7 @@ test('storage settings: memory by default; a folder or a server; both at once is
   refused(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: '5s' }, []), /DB_CONNECT_TIMEOUT_MS \(--db-connect-timeout-ms\)/);
 });
 
-test('AUTH is none by default; token needs ADMIN_TOKEN of at least 32 characters, never repeated in a message', () => {
+test('AUTH is none by default; token needs ADMIN_TOKEN of 32 or more printable characters, never repeated in a message', () => {
   assert.equal(DEFAULT_CONFIG.auth, 'none');
   assert.equal(DEFAULT_CONFIG.adminToken, undefined);
   assert.equal(DEFAULT_CONFIG.rateLimit, undefined);
@@ -245,6 +245,16 @@ test('AUTH is none by default; token needs ADMIN_TOKEN of at least 32 characters
       /^invalid configuration: ADMIN_TOKEN \(--admin-token\): must be at least 32 characters long$/.test(e.message) &&
       !e.message.includes(short),
   );
+  // A value no header could carry as a token (auth.ts reads printable ASCII without spaces) is refused at start.
+  for (const unsendable of ['correct horse battery staple 0123456789', `adm_${'ñ'.repeat(32)}`]) {
+    assert.throws(
+      () => loadConfig({ AUTH: 'token', ADMIN_TOKEN: unsendable }, []),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /ADMIN_TOKEN \(--admin-token\): must be printable ASCII without spaces/.test(e.message) &&
+        !e.message.includes(unsendable),
+    );
+  }
   refused(() => loadConfig({ AUTH: 'basic' }, []), /AUTH \(--auth\): must be one of none, token, got "basic"/);
 });
 
