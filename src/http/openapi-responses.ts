@@ -222,7 +222,22 @@ export const SECURITY_SCHEMES = {
     description: 'An API token (`pmt_…`, or `ADMIN_TOKEN`): `Authorization: Bearer <token>`',
   },
   apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same token as `X-API-Key`' },
+  // Only the operations that name it (the event stream: a browser's EventSource cannot send headers).
+  accessTokenQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'access_token',
+    description:
+      "The same token as `?access_token=`, on the event stream only (a browser's `EventSource` sends no headers)",
+  },
 } as const;
+
+/** The `security` of an operation that also takes its token in the query (a route with `config.queryToken`). */
+export const QUERY_TOKEN_SECURITY: { [scheme: string]: readonly string[] }[] = [
+  { bearerAuth: [] },
+  { apiKeyAuth: [] },
+  { accessTokenQuery: [] },
+];
 
 /** A response component in the document's final form (headers as header objects, every one of them sent). */
 function responseComponent(status: number, about?: string, example?: AppError, extra: Record<string, object> = {}) {

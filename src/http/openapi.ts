@@ -15,6 +15,7 @@ import {
   ETAG,
   finishDocument,
   type Access,
+  QUERY_TOKEN_SECURITY,
   SECURITY_SCHEMES,
   responseHeaders,
   sharedShapes,
@@ -70,17 +71,17 @@ export async function registerOpenApi(
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema, url };
       const methods = [route.method].flat().map((m) => m.toUpperCase());
-      return {
-        schema: documentRoute(
-          docs,
-          shapes.named,
-          schema as RouteSchema,
-          url,
-          methods.some((m) => BODY_METHODS.has(m)),
-          access.auth === 'token',
-        ),
+      const documented = documentRoute(
+        docs,
+        shapes.named,
+        schema as RouteSchema,
         url,
-      };
+        methods.some((m) => BODY_METHODS.has(m)),
+        access.auth === 'token',
+      );
+      // A route that takes its token in the query too (the event stream) says so, with the schemes of AUTH=token.
+      const queryToken = access.auth === 'token' && route.config?.queryToken === true;
+      return { schema: queryToken ? { ...documented, security: QUERY_TOKEN_SECURITY } : documented, url };
     },
     transformObject: (document) => finishDocument('openapiObject' in document ? document.openapiObject : {}, access),
   });

@@ -423,7 +423,20 @@ test('with AUTH=token and RATE_LIMIT: bearer and API-key schemes, 401/403 where 
   const result = await validator.validate(structuredClone(doc));
   assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 2));
   assert.deepEqual(doc.security, [{ bearerAuth: [] }, { apiKeyAuth: [] }]);
-  assert.deepEqual(Object.keys(doc.components.securitySchemes), ['bearerAuth', 'apiKeyAuth']);
+  assert.deepEqual(Object.keys(doc.components.securitySchemes), ['bearerAuth', 'apiKeyAuth', 'accessTokenQuery']);
+  // The query's token is the event stream's alone: its operation names it, no other does.
+  assert.deepEqual(doc.components.securitySchemes.accessTokenQuery, {
+    type: 'apiKey',
+    in: 'query',
+    name: 'access_token',
+    description:
+      "The same token as `?access_token=`, on the event stream only (a browser's `EventSource` sends no headers)",
+  });
+  for (const [path, method, op] of operations(doc)) {
+    const security = (op as { security?: Record<string, unknown>[] }).security;
+    const named = security?.some((s) => 'accessTokenQuery' in s) ?? false;
+    assert.equal(named, path === '/api/stream' && method === 'get', `${method} ${path}`);
+  }
   assert.deepEqual(doc.components.securitySchemes.apiKeyAuth, {
     type: 'apiKey',
     in: 'header',
