@@ -175,6 +175,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     events,
     config,
     clock,
+    tokens: services.tokens,
     accessLine: (request, reply) => accessLog.requestCompleted(null, request, reply),
   });
   // Streams end as the service starts closing: none holds the grace period.

@@ -4,7 +4,14 @@ import { deflate, GZIP_HEADER, GzipTrail, type Payload } from './gzip.ts';
 import { compare, type Delivery, type Position } from './source.ts';
 
 /** Why a stream ended, for its access line. */
-export type EndReason = 'client' | 'shutdown' | 'slow' | 'error';
+export type EndReason = 'client' | 'shutdown' | 'slow' | 'error' | 'revoked';
+
+/** The API token a stream was opened with (`AUTH=token`), which must still hold for the stream to go on. */
+export interface StreamAccess {
+  readonly tokenId: string;
+  /** Whether the token still authenticates (not revoked, not expired); rejects when that cannot be told. */
+  readonly holds: () => Promise<boolean>;
+}
 
 /** How a stream's bytes are sent: as they are, or as one gzip stream (gzip.ts). */
 export type StreamEncoding = 'identity' | 'gzip';
@@ -30,6 +37,8 @@ export class StreamClient {
   readonly filterKey: string;
   /** A gzip stream's CRC and length so far; undefined for identity. */
   private readonly gzip: GzipTrail | undefined;
+  /** Whether the stream's token is being checked again (hub.ts): one check at a time. */
+  checking = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -37,6 +46,8 @@ export class StreamClient {
     private readonly maxBytes: number,
     start: Position,
     encoding: StreamEncoding = 'identity',
+    /** The token the stream was opened with; none without `AUTH=token` or with `ADMIN_TOKEN`, which never ends. */
+    readonly access?: StreamAccess,
   ) {
     this.after = start;
     this.filterKey = filterKey(filter);

@@ -4,7 +4,7 @@ import { iso, type Clock } from '../core/runtime.ts';
 import { AppError } from '../errors.ts';
 import { acceptsGzip } from '../http/accept-encoding.ts';
 import { matches, RESET_EVENT, type StreamFilter } from './catalog.ts';
-import { StreamClient, type StreamEncoding } from './client.ts';
+import { StreamClient, type StreamAccess, type StreamEncoding } from './client.ts';
 import { Payload } from './gzip.ts';
 import { FlushPace, loopTime, type LoopTime } from './pace.ts';
 import { type Delivery, type Reset, type StreamSource } from './source.ts';
@@ -64,6 +64,7 @@ export class StreamHub {
   private flushImmediate: NodeJS.Immediate | undefined;
   private readonly pace: FlushPace;
   private readonly heartbeatText = new Payload(Buffer.from(': keep-alive\n\n'));
+  private readonly revokedText = new Payload(Buffer.from(': the token of this stream was revoked or has expired\n\n'));
   private readonly retryText: Payload;
 
   constructor(
@@ -81,8 +82,39 @@ export class StreamHub {
   async start(): Promise<void> {
     await this.source.start((batch) => this.broadcast(batch));
     this.heartbeat = setInterval(() => {
-      for (const client of this.clients) client.write(this.heartbeatText);
+      for (const client of this.clients) {
+        client.write(this.heartbeatText);
+        if (client.access) this.checkAccess(client, client.access);
+      }
     }, this.options.heartbeatMs).unref();
+  }
+
+  /** Ends, at once, every stream opened with the token of id `tokenId` (revoked through this instance). */
+  revoke(tokenId: string): void {
+    for (const client of this.clients) if (client.access?.tokenId === tokenId) this.endRevoked(client);
+  }
+
+  /**
+   * Asks whether a stream's token still holds (revoked on another instance, or expired, it does not) and ends the
+   * stream when it does not. A store that cannot answer ends nothing: the next heartbeat asks again.
+   */
+  private checkAccess(client: StreamClient, access: StreamAccess): void {
+    if (client.checking) return;
+    client.checking = true;
+    access.holds().then(
+      (holds) => {
+        client.checking = false;
+        if (!holds) this.endRevoked(client);
+      },
+      () => {
+        client.checking = false;
+      },
+    );
+  }
+
+  private endRevoked(client: StreamClient): void {
+    client.write(this.revokedText);
+    client.end('revoked');
   }
 
   /**
@@ -107,9 +139,17 @@ export class StreamHub {
    * Answers `request` with the stream: 200 `text/event-stream`, subscribed from the moment the headers are sent;
    * first the events after `lastEventId` (or one `stream.reset` when it cannot be resumed from), then live. The
    * answer is written to the raw response (the reply is hijacked) and lasts until the client leaves or the
-   * service stops. Throws (before anything is sent) when the service has as many clients as it takes.
+   * service stops. Throws (before anything is sent) when the service has as many clients as it takes. With
+   * `access`, the stream ends once its token no longer holds: at once when revoked through this instance
+   * (`revoke`), else at the next heartbeat, which asks again.
    */
-  async serve(request: FastifyRequest, reply: FastifyReply, filter: StreamFilter, lastEventId?: string): Promise<void> {
+  async serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    filter: StreamFilter,
+    lastEventId?: string,
+    access?: StreamAccess,
+  ): Promise<void> {
     if (this.closing || this.clients.size >= this.options.maxClients) {
       throw new AppError(
         'SERVICE_UNAVAILABLE',
@@ -134,7 +174,7 @@ export class StreamHub {
       connection: 'close',
     });
     const start = this.source.head();
-    const client = new StreamClient(res, filter, this.options.clientBufferBytes, start, encoding);
+    const client = new StreamClient(res, filter, this.options.clientBufferBytes, start, encoding, access);
     this.clients.add(client);
     res.once('close', () => {
       this.clients.delete(client);

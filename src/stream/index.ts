@@ -4,6 +4,7 @@ import type { Clock } from '../core/runtime.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import type { TypedApp } from '../http/typed.ts';
+import type { TokenService } from '../resources/tokens/service.ts';
 import { SqlStore } from '../store/sql/store.ts';
 import type { Store } from '../store/store.ts';
 import type { StreamEntry } from '../store/types.ts';
@@ -29,6 +30,8 @@ export interface StreamDeps {
     | 'streamCompression'
   >;
   clock: Clock;
+  /** The API tokens: a stream opened with one ends when it is revoked or expires. */
+  tokens: Pick<TokenService, 'holds' | 'onRevoked'>;
   /** Writes a stream's access line once it has closed (the reply was hijacked: Fastify does not see the end). */
   accessLine: (request: FastifyRequest, reply: FastifyReply) => void;
 }
@@ -84,6 +87,7 @@ export async function registerStream(app: TypedApp, deps: StreamDeps): Promise<S
     closed,
   );
   await hub.start();
-  streamRoutes(app, hub, STREAM_TAG.name);
+  deps.tokens.onRevoked((id) => hub.revoke(id));
+  streamRoutes(app, hub, STREAM_TAG.name, deps.tokens);
   return hub;
 }

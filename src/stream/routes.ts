@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { responseHeaders } from '../http/openapi-responses.ts';
 import type { TypedApp } from '../http/typed.ts';
 import { STREAM_EVENT_TYPES, parseFilter, RESET_EVENT } from './catalog.ts';
+import type { TokenService } from '../resources/tokens/service.ts';
 import type { StreamHub } from './hub.ts';
 
 export const STREAM_PATH = '/api/stream';
@@ -42,7 +43,7 @@ Events are written in batches, every \`STREAM_FLUSH_MS\` (longer, up to \`STREAM
 
 A client whose \`Accept-Encoding\` takes gzip (browsers' \`EventSource\` and \`fetch\` send it; \`curl --compressed\`) gets the stream gzip-compressed (\`Content-Encoding: gzip\`, flushed with every write, so events arrive as promptly), unless \`STREAM_COMPRESSION=false\`; the stream ends complete (its gzip trailer) when the service stops. The answer carries \`Vary: Accept-Encoding\`.`;
 
-export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string): void {
+export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string, tokens: Pick<TokenService, 'holds'>): void {
   app.get(STREAM_PATH, {
     // API tokens may come as `access_token=` on this route: an EventSource cannot send headers.
     config: { queryToken: true },
@@ -93,7 +94,10 @@ export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string): void {
       }
       const header = request.headers['last-event-id'];
       const lastEventId = (header === '' ? undefined : header) ?? request.query.lastEventId;
-      await hub.serve(request, reply, filter, lastEventId === '' ? undefined : lastEventId);
+      // Opened with an issued token (AUTH=token), the stream lasts as long as the token does.
+      const tokenId = request.principal?.tokenId;
+      const access = tokenId === undefined ? undefined : { tokenId, holds: () => tokens.holds(tokenId) };
+      await hub.serve(request, reply, filter, lastEventId === '' ? undefined : lastEventId, access);
     },
   });
 }

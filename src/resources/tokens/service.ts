@@ -42,6 +42,8 @@ function publicView({ hash: _hash, ...token }: TokenRecord): Token {
 export class TokenService {
   /** When this instance last wrote each token's `lastUsedAt` (epoch ms), so concurrent uses write it once. */
   private readonly touched = new Map<string, number>();
+  /** Told the id of each token this instance revokes, once revoked (the event stream ends its streams). */
+  private readonly revokedListeners: ((id: string) => void)[] = [];
 
   constructor(private readonly deps: Pick<ServiceDeps<'tokens'>, 'store' | 'clock' | 'ids'>) {}
 
@@ -93,7 +95,26 @@ export class TokenService {
       return found;
     });
     this.touched.delete(id);
+    for (const listener of this.revokedListeners) listener(id);
     return publicView(record);
+  }
+
+  /** Calls `listener` with the id of each token revoked through this instance, once the revocation is stored. */
+  onRevoked(listener: (id: string) => void): void {
+    this.revokedListeners.push(listener);
+  }
+
+  /**
+   * Whether the token of id `id` still authenticates: not revoked (on any instance) and not expired. For what lasts
+   * beyond the request that was authenticated, such as an event stream. Rejects when the store cannot tell.
+   */
+  async holds(id: string): Promise<boolean> {
+    const record = await this.deps.store.tokens.get(id);
+    return record !== undefined && (record.expiresAt === null || Date.parse(record.expiresAt) > this.now());
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
   }
 
   /**
