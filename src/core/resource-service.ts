@@ -3,7 +3,7 @@ import type { EventBus, Unit } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
 import type { Collections, Store } from '../store/store.ts';
-import { AnyOf, Range, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
+import { AllOf, AnyOf, Range, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
 import type { RequestContext } from './context.ts';
 import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
@@ -31,6 +31,24 @@ export function exactFilter<T>(conditions: Record<string, readonly unknown[]>): 
   for (const [field, values] of Object.entries(conditions)) {
     filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
   }
+  return filter as Filter<T>;
+}
+
+/**
+ * Filters combined: every condition of each must hold. A field with a condition in several (`date=…` and
+ * `date[gte]=…`) takes them all (`AllOf`), never only the last one.
+ */
+export function allOf<T>(...filters: (Filter<T> | undefined)[]): Filter<T> {
+  const combined: Record<string, unknown[]> = {};
+  for (const filter of filters) {
+    for (const [field, condition] of Object.entries(filter ?? {})) {
+      if (condition === undefined) continue;
+      const parts = condition instanceof AllOf ? condition.conditions : [condition];
+      (combined[field] ??= []).push(...parts);
+    }
+  }
+  const filter: Record<string, unknown> = {};
+  for (const [field, conditions] of Object.entries(combined)) filter[field] = AllOf.of(conditions);
   return filter as Filter<T>;
 }
 
@@ -81,14 +99,14 @@ export class ResourceService<
   }
 
   /**
-   * A page of the list: the exact conditions (each field any of its values, `filterOf`) with the rest of the
-   * query's conditions, search, order and cut.
+   * A page of the list: the exact conditions (each field any of its values, `filterOf`) and the rest of the
+   * query's conditions, all of which must hold (`allOf`), with its search, order and cut.
    */
   async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<T> = {}): Promise<Page<V>> {
-    const filter = { ...this.filterOf(conditions), ...query.filter } as Filter<T>;
+    const filter = allOf(this.filterOf(conditions), query.filter);
     const collection = this.collectionIn(this.deps.store);
     const plain = !query.search && !query.sort && !query.after && query.limit === undefined;
-    if (plain && !Object.values(filter).some((v) => v instanceof Range)) {
+    if (plain && !Object.values(filter).some((v) => v instanceof Range || v instanceof AllOf)) {
       // Every match in creation order, as lists were before pages: the collection's plain `list`.
       const items = await collection.list(filter);
       return {

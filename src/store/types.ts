@@ -16,6 +16,7 @@ export interface Entity {
  * - an `AnyOf` matches any one of its values, each as above (`new AnyOf('task.created', '*')`);
  * - a `Range` matches records whose field lies within its bounds (in `query` only; `list` and the set-based
  *   changes take exact conditions);
+ * - an `AllOf` matches records that meet every one of its conditions, each as above (`date=…` and `date[gte]=…`);
  * - an undefined condition is ignored (a query parameter that was not sent);
  * - a condition on a field the records do not have matches nothing.
  */
@@ -33,6 +34,16 @@ export class AnyOf {
     const any = new AnyOf();
     (any as { values: readonly unknown[] }).values = values;
     return any;
+  }
+}
+
+/** A filter condition satisfied when every one of several conditions (values, `AnyOf`, `Range`) is. */
+export class AllOf {
+  constructor(readonly conditions: readonly unknown[]) {}
+
+  /** The conditions as one: the condition itself when there is one, else an `AllOf` of them all. */
+  static of(conditions: readonly unknown[]): unknown {
+    return conditions.length === 1 ? conditions[0] : new AllOf(conditions);
   }
 }
 

@@ -1,9 +1,9 @@
 import type { RequestContext } from '../../core/context.ts';
 import { iso, parseInstant } from '../../core/runtime.ts';
-import type { ServiceDeps } from '../../core/resource-service.ts';
+import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
 import type { Collections } from '../../store/store.ts';
-import { AnyOf, type ActivityQuery as ActivityStoreQuery, type Page } from '../../store/types.ts';
+import type { ActivityQuery as ActivityStoreQuery, Page } from '../../store/types.ts';
 import type { ListRequest } from '../../http/list.ts';
 import { defaultsOf, withDefaults } from '../../schemas/common.ts';
 import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema.ts';
@@ -28,19 +28,12 @@ export class ActivityLogService {
    * exact conditions (each field any of its values) and the rest of a list's query, when the request had them.
    */
   async query(q: ActivityQuery = {}, list?: Pick<ListRequest, 'conditions' | 'query'>): Promise<Page<ActivityEntry>> {
-    const filter: Record<string, unknown> = {};
-    for (const [field, values] of Object.entries(list?.conditions ?? {})) {
-      filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
-    }
+    // The exact conditions of a list request hold the plain filters of `q` too (`action=`), read with their `[in]`.
+    const exact = list
+      ? exactFilter<ActivityEntry>(list.conditions)
+      : { action: q.action, actor: q.actor, resourceType: q.resourceType, resourceId: q.resourceId };
     return this.deps.store.activity.query({
-      filter: {
-        action: q.action,
-        actor: q.actor,
-        resourceType: q.resourceType,
-        resourceId: q.resourceId,
-        ...filter,
-        ...list?.query.filter,
-      },
+      filter: allOf<ActivityEntry>(exact, list?.query.filter),
       since: q.since === undefined ? undefined : parseInstant(q.since),
       until: q.until === undefined ? undefined : parseInstant(q.until, true),
       limit: q.limit,

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
+import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
 import type { ListQuery, Page } from '../../store/types.ts';
 import { iso, randomAlphanumeric } from '../../core/runtime.ts';
 import { notFound, validationError } from '../../errors.ts';
@@ -49,7 +49,7 @@ export class TokenService {
 
   /** A page of the list (the lists' parameters, as every collection takes them), without the hashes. */
   async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<TokenRecord> = {}): Promise<Page<Token>> {
-    const filter = { ...exactFilter<TokenRecord>(conditions), ...query.filter };
+    const filter = allOf(exactFilter<TokenRecord>(conditions), query.filter);
     const page = await this.deps.store.tokens.query({ ...query, filter });
     return { ...page, items: page.items.map(publicView) };
   }

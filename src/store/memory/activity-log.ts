@@ -1,4 +1,4 @@
-import { AnyOf, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
+import { AllOf, AnyOf, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
 import type { Page, Search } from '../types.ts';
 import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
@@ -127,7 +127,7 @@ export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<
         continue;
       }
       const index = this.indexes.get(field);
-      if (!index || value instanceof AnyOf || value instanceof Range) {
+      if (!index || value instanceof AnyOf || value instanceof AllOf || value instanceof Range) {
         checks.push([field, value]);
         continue;
       }

@@ -1,4 +1,4 @@
-import { AnyOf, Range, type Collection, type Entity, type Filter, type ListQuery, type Page } from '../types.ts';
+import { AllOf, AnyOf, Range, type Collection, type Entity, type Filter, type ListQuery, type Page } from '../types.ts';
 import type { Search } from '../types.ts';
 import type { Updated } from '../types.ts';
 import { compareKeys, fold, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
@@ -357,7 +357,7 @@ const SEPARATOR = '\n';
  */
 function indexable(value: unknown): boolean {
   if (value instanceof AnyOf) return value.values.every(indexable);
-  return value !== null && value !== undefined && !(value instanceof Range);
+  return value !== null && value !== undefined && !(value instanceof Range) && !(value instanceof AllOf);
 }
 
 /** The ids indexed under a value, or under any of an `AnyOf`'s values. */

@@ -1,12 +1,13 @@
-import { AnyOf, PositionError, Range, type Position, type Search, type SortKey } from '../types.ts';
+import { AllOf, AnyOf, PositionError, Range, type Position, type Search, type SortKey } from '../types.ts';
 
 /**
  * What the memory store's lists share: conditions, search and order as types.ts words them, so that the memory
  * collections answer a `ListQuery` as the SQL store does.
  */
 
-/** Whether a field's value meets a condition (exact, `AnyOf`, `Range`); array fields match by any element. */
+/** Whether a field's value meets a condition (exact, `AnyOf`, `AllOf`, `Range`); array fields match by any element. */
 export function matchesField(actual: unknown, expected: unknown): boolean {
+  if (expected instanceof AllOf) return expected.conditions.every((c) => matchesField(actual, c));
   if (expected instanceof AnyOf) return expected.values.some((v) => matchesField(actual, v));
   if (expected instanceof Range) return inRange(actual, expected);
   return Array.isArray(actual) ? actual.includes(expected) : actual === expected;

@@ -1,5 +1,6 @@
-import { AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
-import type { Collection, Entity, Filter, ListQuery, Page, Position, Search, SortKey, Updated } from '../types.ts';
+import { AllOf, AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery } from '../types.ts';
+import type { ActivityRecord, Collection, Entity, Filter, ListQuery, Page, Position, Search } from '../types.ts';
+import type { SortKey, Updated } from '../types.ts';
 import { addRows, readFrom, type RowInsert } from './batch.ts';
 import type { SqlClient } from './driver.ts';
 import { NULLABLE, parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
@@ -169,6 +170,10 @@ function rangeCondition(c: Column, range: Range, params: unknown[]): string {
 function condition(c: Column, value: unknown, params: unknown[]): string {
   // An object or a list of objects (a team's members, an entry's metadata) equals no value, as in memory.
   if (c.type === 'jsonb') return 'FALSE';
+  if (value instanceof AllOf) {
+    if (value.conditions.length === 0) return 'TRUE';
+    return `(${value.conditions.map((v) => condition(c, v, params)).join(' AND ')})`;
+  }
   if (value instanceof Range) return rangeCondition(c, value, params);
   const array = c.type === 'text[]';
   const element: Column['type'] = array ? 'text' : c.type;
