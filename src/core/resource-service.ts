@@ -25,11 +25,17 @@ export interface ServiceDeps<K extends keyof Collections = keyof Collections> {
  * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
  * A resource with operations of its own extends this class in its `service.ts`.
  */
-/** The store filter of a list's exact conditions: each field a value, or `AnyOf` its several values. */
-export function exactFilter<T>(conditions: Record<string, readonly unknown[]>): Filter<T> {
+/**
+ * The exact conditions of a list request: for each field, the conditions sent on it (`status=`, `status[in]=`),
+ * every one of which must hold, each met by any one of its values.
+ */
+export type Conditions = Readonly<Record<string, readonly (readonly unknown[])[]>>;
+
+/** The store filter of a list's exact conditions: each a value, or `AnyOf` its values; several, `AllOf` them. */
+export function exactFilter<T>(conditions: Conditions): Filter<T> {
   const filter: Record<string, unknown> = {};
-  for (const [field, values] of Object.entries(conditions)) {
-    filter[field] = values.length === 1 ? values[0] : AnyOf.of(values);
+  for (const [field, each] of Object.entries(conditions)) {
+    filter[field] = AllOf.of(each.map((values) => (values.length === 1 ? values[0] : AnyOf.of(values))));
   }
   return filter as Filter<T>;
 }
@@ -102,7 +108,7 @@ export class ResourceService<
    * A page of the list: the exact conditions (each field any of its values, `filterOf`) and the rest of the
    * query's conditions, all of which must hold (`allOf`), with its search, order and cut.
    */
-  async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<T> = {}): Promise<Page<V>> {
+  async page(conditions: Conditions, query: ListQuery<T> = {}): Promise<Page<V>> {
     const filter = allOf(this.filterOf(conditions), query.filter);
     const collection = this.collectionIn(this.deps.store);
     const plain = !query.search && !query.sort && !query.after && query.limit === undefined;
@@ -119,8 +125,8 @@ export class ResourceService<
     return this.def.view ? { ...page, items: page.items.map(this.def.view) } : (page as unknown as Page<V>);
   }
 
-  /** The store filter of exact conditions: a value, or `AnyOf` several. A resource may read a field its own way. */
-  protected filterOf(conditions: Record<string, readonly unknown[]>): Filter<T> {
+  /** The store filter of exact conditions (`exactFilter`). A resource may read a field its own way. */
+  protected filterOf(conditions: Conditions): Filter<T> {
     return exactFilter(conditions);
   }
 

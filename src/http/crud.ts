@@ -1,6 +1,7 @@
 import type { TObject } from 'typebox';
 import type { RequestContext } from '../core/context.ts';
 import type { KindNames } from '../core/names.ts';
+import type { Conditions } from '../core/resource-service.ts';
 import {
   Deleted,
   IdParams,
@@ -26,10 +27,10 @@ import type { TypedApp } from './typed.ts';
  */
 export interface CrudService {
   /**
-   * A page of the list: `conditions` are the exact-match filters (each field any of its values), `query` the
-   * rest (ranges, search, sort, position, limit).
+   * A page of the list: `conditions` are the exact-match filters (each condition any of its values, every one
+   * holding), `query` the rest (ranges, search, sort, position, limit).
    */
-  page(conditions: Record<string, readonly unknown[]>, query: ListQuery<object>): Promise<Page<object>>;
+  page(conditions: Conditions, query: ListQuery<object>): Promise<Page<object>>;
   get(id: string): Promise<object>;
   create(input: object, ctx: RequestContext): Promise<object>;
   update(id: string, input: object, ctx: RequestContext): Promise<object>;

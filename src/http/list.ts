@@ -1,5 +1,6 @@
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Conditions } from '../core/resource-service.ts';
 import { isCalendarDate, parseInstant } from '../core/runtime.ts';
 import { validationError, type ErrorDetail } from '../errors.ts';
 import { Nullable, Query } from '../schemas/common.ts';
@@ -99,9 +100,9 @@ export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creatio
   return Query(props);
 }
 
-/** A list request read: its exact conditions (each any of its values), and the rest of the store's query. */
+/** A list request read: its exact conditions (`Conditions`), and the rest of the store's query. */
 export interface ListRequest {
-  readonly conditions: Record<string, readonly unknown[]>;
+  readonly conditions: Conditions;
   readonly query: ListQuery<object>;
   /** `limit` or `cursor` was sent: the answer carries `nextCursor`. */
   readonly paged: boolean;
@@ -115,17 +116,17 @@ export interface ListRequest {
 export function readList(raw: object, base: TObject, spec: ListSpec, path: string): ListRequest {
   const query = raw as Record<string, unknown>;
   const problems: ErrorDetail[] = [];
-  const conditions: Record<string, readonly unknown[]> = {};
+  const conditions: Record<string, (readonly unknown[])[]> = {};
   for (const field of exactFilters(base)) {
     const one = query[field];
     const list = query[`${field}[in]`];
-    let values: unknown[] | undefined = one === undefined ? undefined : [one];
+    const each: (readonly unknown[])[] = one === undefined ? [] : [[one]];
     if (typeof list === 'string') {
       const read = readAnyOf(list, base.properties[field] as TSchema);
       if (typeof read === 'string') problems.push({ field: `${field}[in]`, message: read });
-      else values = values ? read.filter((v) => v === one) : read;
+      else each.push(read);
     }
-    if (values) conditions[field] = values;
+    if (each.length > 0) conditions[field] = each;
   }
   const filter: Record<string, Range> = {};
   for (const field of Object.keys(spec.ranges)) {
@@ -150,6 +151,16 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
   if (problems.length > 0) throw validationError(problems);
   const { after, limit, paged, digest } = readPaging(query, path);
   return { conditions, query: { filter, search, sort, after, limit }, paged, digest };
+}
+
+/**
+ * The values of a field that meet every one of its conditions: for a field of one value per record (a delivery's
+ * `status`), where meeting each condition is being one of its values. Undefined when the field has none.
+ */
+export function valuesMeetingAll(conditions: Conditions, field: string): unknown[] | undefined {
+  const each = conditions[field];
+  if (!each) return undefined;
+  return each.slice(1).reduce<unknown[]>((kept, values) => kept.filter((v) => values.includes(v)), [...each[0]!]);
 }
 
 /** Where a list request's page starts and how long it is: what every list reads the same way. */

@@ -22,3 +22,32 @@ test('an exact filter and a range on the same field both narrow the list, and it
     assert.equal(res.headers['x-total-count'], String(expected.length), url);
   }
 });
+
+test('event and event[in] on webhooks: both conditions hold, each on the list of events', async (t) => {
+  const { api } = await testApp(t);
+  const made = await api.post('/api/webhooks', {
+    url: 'https://hooks.example.com/both',
+    events: ['task.created', 'milestone.reached'],
+  });
+  assert.equal(made.status, 201, made.text);
+  const id = made.body.data.id as string;
+  const listed = async (query: string) => {
+    const res = await api.get(`/api/webhooks?${query}`);
+    assert.equal(res.status, 200, `${query}: ${res.text}`);
+    assert.equal(res.headers['x-total-count'], String(res.body.count), query);
+    return ids(res.body.data);
+  };
+  assert.ok((await listed('event=task.created')).includes(id));
+  assert.ok((await listed('event[in]=milestone.reached')).includes(id));
+  const both = await listed('event=task.created&event[in]=milestone.reached');
+  // The new webhook (one of each) and wh_003 (`*`); not wh_001 (no milestone.reached) nor wh_002 (no task.created).
+  assert.deepEqual(both, [id, 'wh_003'].sort());
+  assert.deepEqual(await listed('event=task.created&event[in]=milestone.reached&limit=10'), both);
+  assert.deepEqual(await listed('event=task.created&event[in]=comment.created'), ['wh_003']);
+  // On a field of one value, the two conditions are one: the values both name.
+  const tasks = await api.get('/api/tasks?status=todo&status[in]=todo,done');
+  const todo = await api.get('/api/tasks?status=todo');
+  assert.deepEqual(ids(tasks.body.data), ids(todo.body.data));
+  const none = await api.get('/api/tasks?status=todo&status[in]=done');
+  assert.deepEqual([none.body.count, none.headers['x-total-count']], [0, '0']);
+});

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
+import { allOf, exactFilter, type Conditions, type ServiceDeps } from '../../core/resource-service.ts';
 import type { ListQuery, Page } from '../../store/types.ts';
 import { iso, randomAlphanumeric } from '../../core/runtime.ts';
 import { notFound, validationError } from '../../errors.ts';
@@ -48,7 +48,7 @@ export class TokenService {
   constructor(private readonly deps: Pick<ServiceDeps<'tokens'>, 'store' | 'clock' | 'ids'>) {}
 
   /** A page of the list (the lists' parameters, as every collection takes them), without the hashes. */
-  async page(conditions: Record<string, readonly unknown[]>, query: ListQuery<TokenRecord> = {}): Promise<Page<Token>> {
+  async page(conditions: Conditions, query: ListQuery<TokenRecord> = {}): Promise<Page<Token>> {
     const filter = allOf(exactFilter<TokenRecord>(conditions), query.filter);
     const page = await this.deps.store.tokens.query({ ...query, filter });
     return { ...page, items: page.items.map(publicView) };

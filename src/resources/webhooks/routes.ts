@@ -15,6 +15,7 @@ import {
   pageOf,
   readList,
   sendPage,
+  valuesMeetingAll,
   type ListSpec,
 } from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
@@ -91,8 +92,8 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       const { conditions, query } = list;
       const page = await pageOf(() =>
         deliveries.page(id, {
-          status: conditions.status as DeliveryStatus[] | undefined,
-          eventType: conditions.eventType as string[] | undefined,
+          status: valuesMeetingAll(conditions, 'status') as DeliveryStatus[] | undefined,
+          eventType: valuesMeetingAll(conditions, 'eventType') as string[] | undefined,
           since: asIso(q.since),
           until: asIso(q.until),
           createdAt: (query.filter as { createdAt?: Range } | undefined)?.createdAt,

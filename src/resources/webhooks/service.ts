@@ -1,6 +1,6 @@
-import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
+import { ResourceService, type Conditions, type ServiceDeps } from '../../core/resource-service.ts';
 import { AppError } from '../../errors.ts';
-import { AnyOf, type Filter } from '../../store/types.ts';
+import { AllOf, AnyOf, type Filter } from '../../store/types.ts';
 import { webhookRules } from './resource.ts';
 import {
   WILDCARD,
@@ -28,11 +28,14 @@ export class WebhookService extends ResourceService<WebhookRecord, WebhookCreate
     return super.list({ active: query.active, events });
   }
 
-  /** `event`: webhooks subscribed to any of the types, or to `*`. */
-  protected override filterOf(conditions: Record<string, readonly unknown[]>): Filter<WebhookRecord> {
+  /**
+   * `event`: webhooks subscribed to any of the types, or to `*`; with `event` and `event[in]`, to one of each (a
+   * webhook's events are a list: both conditions must hold, which is not one condition on the types both name).
+   */
+  protected override filterOf(conditions: Conditions): Filter<WebhookRecord> {
     const { event, ...rest } = conditions;
     const filter = super.filterOf(rest) as Record<string, unknown>;
-    if (event) filter.events = AnyOf.of([...event, WILDCARD]);
+    if (event) filter.events = AllOf.of(event.map((types) => AnyOf.of([...types, WILDCARD])));
     return filter as Filter<WebhookRecord>;
   }
 
