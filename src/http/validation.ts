@@ -97,15 +97,18 @@ function undeclaredOperators(schema: Schema): Check {
 type Schema = { type?: unknown; properties?: Record<string, Schema> };
 type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-/** How a number is written in a query string or path: digits, and for a `number` a fraction and an exponent. */
-const WRITTEN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/ };
+/**
+ * How a number is written in a query string or path: digits, and for a `number` a fraction (`hours[gte]=1.5`), never
+ * an exponent (`1e3`), as the README promises for every number of a query.
+ */
+const WRITTEN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
 
 /**
  * ajv reads a text parameter as a number whenever JavaScript would (`Number("0x10")` is 16; `" 1"`, `"1.0"` and
  * `"1e3"` are numbers too), so `limit=0x10` would pass as 16. The numeric parameters of a text part are checked
- * as written first: a value that is not plain digits (for an `integer`) is refused as not of its type, and one
- * too large for JavaScript (`1e400`, which would be Infinity) as out of range, with ajv's other errors after them.
- * Parts with no numeric parameter have no such check.
+ * as written first: a value that is not plain digits (with a fraction, for a `number`) is refused as not of its
+ * type, and one too large for JavaScript (400 digits, which would be Infinity) as out of range, with ajv's other
+ * errors after them. Parts with no numeric parameter have no such check.
  */
 function numbersAsWritten(schema: Schema): Check | undefined {
   const numeric = Object.entries(schema.properties ?? {}).flatMap(([key, prop]) => {

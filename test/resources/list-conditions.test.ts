@@ -51,3 +51,28 @@ test('event and event[in] on webhooks: both conditions hold, each on the list of
   const none = await api.get('/api/tasks?status=todo&status[in]=done');
   assert.deepEqual([none.body.count, none.headers['x-total-count']], [0, '0']);
 });
+
+test('a number in a filter is written in digits: an exponent is refused, naming the parameter', async (t) => {
+  const { api } = await testApp(t);
+  for (const [query, field] of [
+    ['hours[gte]=1e3', 'hours[gte]'],
+    ['hours[gte]=1E3', 'hours[gte]'],
+    ['hours[lt]=1e-3', 'hours[lt]'],
+    ['hours[gt]=2.5e0', 'hours[gt]'],
+    ['hours[lte]=0x10', 'hours[lte]'],
+    ['hours[lte]=.5', 'hours[lte]'],
+    [`hours[lte]=${'9'.repeat(400)}`, 'hours[lte]'],
+  ]) {
+    const res = await api.get(`/api/time-entries?${query}`);
+    assert.equal(res.status, 400, `${query}: ${res.text}`);
+    assert.equal(res.body.error.code, 'VALIDATION_ERROR', query);
+    assert.deepEqual(
+      res.body.error.details.map((d: { field: string }) => d.field),
+      [field],
+      query,
+    );
+  }
+  const digits = await api.get('/api/time-entries?hours[gte]=4.25&hours[lt]=7');
+  assert.equal(digits.status, 200, digits.text);
+  assert.deepEqual(ids(digits.body.data), ['te_003', 'te_004']);
+});
