@@ -74,7 +74,7 @@ export function nextTimestamp(clock: Clock, previous: string): string {
   return iso(new Date(Number.isNaN(prev) || now > prev ? now : prev + 1));
 }
 
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** The instants every store keeps: years 0001 to 9999, in UTC (PostgreSQL has no year 0). */
 const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
@@ -95,8 +95,30 @@ export function parseInstant(s: string, endOfDay = false): number {
   day.setUTCFullYear(+y!, +mo! - 1, +d!);
   if (day.getUTCFullYear() !== +y! || day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return NaN;
   if (+h > 23 || +mi > 59 || +sec > 59) return NaN;
-  const ms = s.includes('T') ? Date.parse(m[7] ? s : `${s}Z`) : day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
+  const ms = s.includes('T') ? Date.parse(m[8] ? s : `${s}Z`) : day.getTime() + (endOfDay ? 86_400_000 - 1 : 0);
   return isStorableInstant(ms) ? ms : NaN;
+}
+
+/**
+ * Whether an instant `parseInstant` reads is written with a nonzero fraction of a millisecond
+ * (`09:00:00.0001Z`): `parseInstant` drops it (the millisecond it falls in, as the stores keep instants), so it is
+ * later than what `parseInstant` answers, and a bound `at or after` or `before` it must not hold of that
+ * millisecond.
+ */
+export function isBetweenMilliseconds(s: string): boolean {
+  const fraction = INSTANT.exec(s)?.[7];
+  return fraction !== undefined && /[1-9]/.test(fraction.slice(3));
+}
+
+/**
+ * Epoch milliseconds of the first millisecond at or after an ISO 8601 instant (NaN when it is not one): as
+ * `parseInstant`, but an instant between two milliseconds gives the later one (`since=…T09:00:00.0009Z` does not
+ * hold of `…T09:00:00.000Z`). Within the last millisecond a store keeps (9999-12-31T23:59:59.999Z), that one, as no
+ * later one can be kept (the service stamps instants with its clock, never that late).
+ */
+export function parseInstantFrom(s: string): number {
+  const ms = parseInstant(s);
+  return isBetweenMilliseconds(s) && ms < LATEST ? ms + 1 : ms;
 }
 
 /** Whether epoch milliseconds `ms` are an instant every store keeps (years 0001 to 9999, UTC); false for NaN. */

@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Conditions } from '../core/resource-service.ts';
-import { isCalendarDate, parseInstant } from '../core/runtime.ts';
+import { isBetweenMilliseconds, isCalendarDate, parseInstant } from '../core/runtime.ts';
 import { validationError, type ErrorDetail } from '../errors.ts';
 import { Nullable, Query } from '../schemas/common.ts';
 import { PositionError, Range, type ListQuery, type Page, type Position, type SortKey } from '../store/types.ts';
@@ -134,10 +134,19 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
     for (const op of OPERATORS) {
       const value = query[`${field}[${op}]`];
       if (value === undefined) continue;
-      bounds[op] =
-        spec.ranges[field] === 'instant'
-          ? new Date(parseInstant(String(value), op === 'lte')).toISOString()
-          : (value as string | number);
+      if (spec.ranges[field] !== 'instant') {
+        bounds[op] = value as string | number;
+        continue;
+      }
+      // Stores keep milliseconds: an instant within one (`.0001`) is after it, so `at or after` it is after that
+      // millisecond and `before` it is at or before that millisecond; `after` and `at or before` hold as they are.
+      const text = String(value);
+      const within = isBetweenMilliseconds(text);
+      const kept = within && op === 'gte' ? 'gt' : within && op === 'lt' ? 'lte' : op;
+      const at = new Date(parseInstant(text, op === 'lte')).toISOString();
+      // With `gt` or `lte` sent too, the bound that holds of fewer instants (as stored, they compare as text).
+      const other = bounds[kept] as string | undefined;
+      bounds[kept] = other === undefined || (kept === 'gt' ? at > other : at < other) ? at : other;
     }
     if (Object.keys(bounds).length > 0) filter[field] = new Range(bounds);
   }

@@ -76,3 +76,67 @@ test('a number in a filter is written in digits: an exponent is refused, naming 
   assert.equal(digits.status, 200, digits.text);
   assert.deepEqual(ids(digits.body.data), ['te_003', 'te_004']);
 });
+
+test('an instant bound with digits below the millisecond compares exactly with the milliseconds kept', async (t) => {
+  const { api } = await testApp(t);
+  const task = (await api.get('/api/tasks/task_001')).body.data;
+  assert.equal(task.createdAt, '2026-09-06T09:00:00.000Z');
+  const has = async (query: string) => {
+    const res = await api.get(`/api/tasks?${query}`);
+    assert.equal(res.status, 200, `${query}: ${res.text}`);
+    return (res.body.data as Row[]).some((r) => r.id === 'task_001');
+  };
+  // Later than 09:00:00.000: task_001 is before it, not at or after it.
+  for (const at of ['2026-09-06T09:00:00.0001Z', '2026-09-06T09:00:00.0009Z', '2026-09-06T09:00:00.000000001Z']) {
+    assert.equal(await has(`createdAt[lt]=${at}`), true, `lt ${at}`);
+    assert.equal(await has(`createdAt[lte]=${at}`), true, `lte ${at}`);
+    assert.equal(await has(`createdAt[gte]=${at}`), false, `gte ${at}`);
+    assert.equal(await has(`createdAt[gt]=${at}`), false, `gt ${at}`);
+  }
+  // Zeros below the millisecond are that millisecond.
+  assert.equal(await has('createdAt[gte]=2026-09-06T09:00:00.0000Z'), true);
+  assert.equal(await has('createdAt[lt]=2026-09-06T09:00:00.000000Z'), false);
+  // Within the millisecond before: task_001 is after it.
+  assert.equal(await has('createdAt[gt]=2026-09-06T08:59:59.9999Z'), true);
+  assert.equal(await has('createdAt[gte]=2026-09-06T08:59:59.9999Z'), true);
+  assert.equal(await has('createdAt[lte]=2026-09-06T08:59:59.9999Z'), false);
+  assert.equal(await has('createdAt[lt]=2026-09-06T08:59:59.9999Z'), false);
+  // With the bound it becomes sent too, the narrower holds, whichever is sent first.
+  assert.equal(await has('createdAt[gte]=2026-09-06T09:00:00.0001Z&createdAt[gt]=2026-09-01'), false);
+  assert.equal(await has('createdAt[gt]=2026-09-01&createdAt[gte]=2026-09-06T09:00:00.0001Z'), false);
+  assert.equal(await has('createdAt[lt]=2026-09-06T09:00:00.0001Z&createdAt[lte]=2026-09-06T08:00:00Z'), false);
+  assert.equal(await has('createdAt[gte]=2026-09-06T08:00:00.0001Z&createdAt[gt]=2026-09-06T08:59:59Z'), true);
+  // In another zone, the same.
+  assert.equal(await has('createdAt[gte]=2026-09-06T11:00:00.0005%2B02:00'), false);
+  assert.equal(await has('createdAt[lt]=2026-09-06T11:00:00.0005%2B02:00'), true);
+
+  // The activity log: since, until and timestamp ranges.
+  const all = (await api.get('/api/activity-log')).body.data as Row[];
+  const entry = all[3]!;
+  const at = (entry.timestamp as string).replace('Z', '1Z');
+  const listed = async (query: string) => {
+    const res = await api.get(`/api/activity-log?${query}`);
+    assert.equal(res.status, 200, `${query}: ${res.text}`);
+    return (res.body.data as Row[]).some((r) => r.id === entry.id);
+  };
+  assert.equal(await listed(`since=${at}`), false);
+  assert.equal(await listed(`until=${at}`), true);
+  assert.equal(await listed(`timestamp[gte]=${at}`), false);
+  assert.equal(await listed(`timestamp[lt]=${at}`), true);
+  assert.equal(await listed(`since=${at}&sort=actor&limit=100`), false);
+
+  // A webhook's delivery log: since, until and createdAt ranges.
+  const ping = await api.post('/api/webhooks/wh_001/ping');
+  assert.equal(ping.status, 202, ping.text);
+  const delivery = ping.body.data;
+  const after = (delivery.createdAt as string).replace('Z', '5Z');
+  const logged = async (query: string) => {
+    const res = await api.get(`/api/webhooks/wh_001/deliveries?${query}`);
+    assert.equal(res.status, 200, `${query}: ${res.text}`);
+    return (res.body.data as Row[]).some((r) => r.id === delivery.id);
+  };
+  assert.equal(await logged(`since=${after}`), false);
+  assert.equal(await logged(`until=${after}`), true);
+  assert.equal(await logged(`createdAt[gte]=${after}`), false);
+  assert.equal(await logged(`createdAt[lt]=${after}`), true);
+});

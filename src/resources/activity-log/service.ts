@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../core/context.ts';
-import { iso, parseInstant } from '../../core/runtime.ts';
+import { iso, parseInstant, parseInstantFrom } from '../../core/runtime.ts';
 import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
 import type { Collections } from '../../store/store.ts';
@@ -34,7 +34,7 @@ export class ActivityLogService {
       : { action: q.action, actor: q.actor, resourceType: q.resourceType, resourceId: q.resourceId };
     return this.deps.store.activity.query({
       filter: allOf<ActivityEntry>(exact, list?.query.filter),
-      since: q.since === undefined ? undefined : parseInstant(q.since),
+      since: q.since === undefined ? undefined : parseInstantFrom(q.since),
       until: q.until === undefined ? undefined : parseInstant(q.until, true),
       limit: q.limit,
       search: list?.query.search as ActivityStoreQuery['search'],

@@ -4,7 +4,7 @@ import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, Many, One, Query, StringEnum, errorResponses } from '../../schemas/common.ts';
 import { DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from '../../webhooks/types.ts';
 import { DELIVERY_STATUS_ORDER } from '../../webhooks/outbox.ts';
-import { parseInstant } from '../../core/runtime.ts';
+import { parseInstant, parseInstantFrom } from '../../core/runtime.ts';
 import type { Range } from '../../store/types.ts';
 import {
   listQuery,
@@ -61,8 +61,9 @@ const DeliveryList = Type.Object(Deliveries, { headers: PAGE_HEADERS });
 
 const SinceQuery = Query({ since: Instant('Events whose delivery failed among the attempts made since then') });
 
-const asIso = (value: string | undefined) =>
-  value === undefined ? undefined : new Date(parseInstant(value)).toISOString();
+/** An instant as stored (`toISOString()`); `from`: a lower bound, so one within a millisecond is the next one. */
+const asIso = (value: string | undefined, from = false) =>
+  value === undefined ? undefined : new Date(from ? parseInstantFrom(value) : parseInstant(value)).toISOString();
 
 /** The delivery log of a webhook, redelivery, and a test event. */
 export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { path, tag }: KindNames): void {
@@ -94,7 +95,7 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
         deliveries.page(id, {
           status: valuesMeetingAll(conditions, 'status') as DeliveryStatus[] | undefined,
           eventType: valuesMeetingAll(conditions, 'eventType') as string[] | undefined,
-          since: asIso(q.since),
+          since: asIso(q.since, true),
           until: asIso(q.until),
           createdAt: (query.filter as { createdAt?: Range } | undefined)?.createdAt,
           sort: query.sort,
@@ -117,7 +118,7 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       response: { 202: Type.Object(Deliveries), ...errorResponses(400, 404) },
     },
     handler: async (request, reply) => {
-      const data = await deliveries.redeliverFailed(request.params.id, asIso(request.query.since)!);
+      const data = await deliveries.redeliverFailed(request.params.id, asIso(request.query.since, true)!);
       return reply.code(202).send({ data, count: data.length });
     },
   });
