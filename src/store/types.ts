@@ -61,8 +61,8 @@ export type Ordered = string | number;
 
 /**
  * One key of a list's order. `progression`: the values of an enumeration in their order (`low`, `medium`, `high`);
- * other values order as JavaScript compares them (strings by UTF-16 code units, numbers as numbers). Records
- * missing the field (null) come after every other, whichever the direction.
+ * other values by code point (strings, as PostgreSQL's `COLLATE "C"`) or as numbers. Records missing the field
+ * (null) come after every other, whichever the direction.
  */
 export interface SortKey {
   readonly field: string;

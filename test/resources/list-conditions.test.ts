@@ -140,3 +140,36 @@ test('an instant bound with digits below the millisecond compares exactly with t
   assert.equal(await logged(`createdAt[gte]=${after}`), false);
   assert.equal(await logged(`createdAt[lt]=${after}`), true);
 });
+
+test('text sorts by code point on every store: U+E000 < U+FF21 < U+1F600, pages and cursors alike', async (t) => {
+  const { api } = await testApp(t);
+  const project = (await api.post('/api/projects', { name: 'Code points' })).body.data.id as string;
+  const titles = ['\uff21 wide A', '\u{1f600} smile', '\ue000 private', 'Z plain', '\u{1f600}\ue000 both'];
+  const made: Record<string, string> = {};
+  for (const title of titles) {
+    const res = await api.post('/api/tasks', { projectId: project, title });
+    assert.equal(res.status, 201, res.text);
+    made[title] = res.body.data.id;
+  }
+  const expected = ['Z plain', '\ue000 private', '\uff21 wide A', '\u{1f600} smile', '\u{1f600}\ue000 both'];
+  for (const descending of [false, true]) {
+    const order = descending ? [...expected].reverse() : expected;
+    const sort = descending ? '-title' : 'title';
+    const res = await api.get(`/api/tasks?projectId=${project}&sort=${sort}`);
+    assert.deepEqual(
+      res.body.data.map((r: Row) => r.title),
+      order,
+      sort,
+    );
+    const paged: string[] = [];
+    let url: string | undefined = `/api/tasks?projectId=${project}&sort=${sort}&limit=1`;
+    while (url) {
+      const page: { body: { data: Row[]; nextCursor: string | null } } = await api.get(url);
+      paged.push(...page.body.data.map((r) => r.title as string));
+      url = page.body.nextCursor
+        ? `/api/tasks?projectId=${project}&sort=${sort}&limit=1&cursor=${encodeURIComponent(page.body.nextCursor)}`
+        : undefined;
+    }
+    assert.deepEqual(paged, order, `${sort}, a page at a time`);
+  }
+});

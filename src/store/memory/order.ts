@@ -136,9 +136,30 @@ export function compareKey(a: unknown, b: unknown, key: SortKey): number {
   if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
   let order: number;
   if (key.progression) order = key.progression.indexOf(a as string) - key.progression.indexOf(b as string);
-  else order = (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+  else if (typeof a === 'string' && typeof b === 'string') order = compareText(a, b);
+  else order = (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   return key.descending ? -order : order;
 }
+
+/**
+ * Compares two texts by code point, as the SQL stores do (`COLLATE "C"`). UTF-16 code units order the same way
+ * except where a surrogate (a code point beyond U+FFFF) meets a unit of U+E000 or above, which it must follow: only
+ * then are the two units moved to code point order.
+ */
+export function compareText(a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x < 0xd800 || y < 0xd800) return x - y;
+    return inCodePointOrder(x) - inCodePointOrder(y);
+  }
+  return a.length - b.length;
+}
+
+/** A unit of U+D800 and above, moved so that surrogates come after U+E000 to U+FFFF. */
+const inCodePointOrder = (unit: number) => (unit >= 0xe000 ? unit - 0x800 : unit + 0x2000);
 
 /** Compares two lists of sort values key by key. */
 export function compareKeys(a: readonly unknown[], b: readonly unknown[], sort: readonly SortKey[]): number {
