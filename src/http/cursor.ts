@@ -9,7 +9,8 @@ import type { Position } from '../store/types.ts';
  *
  * The key is fixed, not a secret: a position carries nothing a client could not ask for with filters (it is a place
  * in an order), so the seal only has to show the cursor is as the service wrote it, and every instance serving one
- * database reads the others' cursors without sharing a setting.
+ * database reads the others' cursors without sharing a setting. A client can so seal a cursor of its own: its
+ * position's values are checked as any input (list.ts, and each store the part it reads), never trusted.
  */
 const KEY = 'pm-service list cursor v1';
 const SEAL_LENGTH = 22;

@@ -5,6 +5,7 @@ import { isBetweenMilliseconds, isCalendarDate, parseInstant } from '../core/run
 import { validationError, type ErrorDetail } from '../errors.ts';
 import { Nullable, Query } from '../schemas/common.ts';
 import { PositionError, Range, type ListQuery, type Page, type Position, type SortKey } from '../store/types.ts';
+import { fitsKind, type ValueKind } from '../store/position.ts';
 import { badCursor, decodeCursor, encodeCursor, queryDigest } from './cursor.ts';
 
 /** How the values of a field with range operators read: ISO 8601 instants, `YYYY-MM-DD` dates, numbers. */
@@ -159,7 +160,22 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
   }
   if (problems.length > 0) throw validationError(problems);
   const { after, limit, paged, digest } = readPaging(query, path);
+  if (after && sort) checkPosition(after, sort, spec);
   return { conditions, query: { filter, search, sort, after, limit }, paged, digest };
+}
+
+/**
+ * Checks the sort values of a cursor's position, each against its key's kind (an enumeration's value, the kind of a
+ * field with ranges, else text): the seal only shows the service's key was used, and that key is no secret, so a
+ * position is input like any other. A 400 naming `cursor` for a value its key cannot have. What follows the values
+ * (where ties are broken) is each store's, which checks it.
+ */
+function checkPosition(position: Position, sort: readonly SortKey[], spec: ListSpec): void {
+  const fits = sort.every((k, i) => {
+    const kind: ValueKind = k.progression ? 'enum' : (spec.ranges[k.field] ?? 'text');
+    return i < position.length && fitsKind(kind, position[i], k.progression);
+  });
+  if (!fits) throw badCursor();
 }
 
 /**

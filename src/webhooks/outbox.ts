@@ -1,4 +1,5 @@
 import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../store/types.ts';
+import { isSeq, isStoredInstant } from '../store/position.ts';
 import type { CurrentWebhook } from './options.ts';
 import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './types.ts';
 
@@ -184,8 +185,6 @@ export function deliveryFilter(q: DeliveryQuery): Record<string, unknown> {
   return { status: any(q.status), eventType: any(q.eventType), createdAt: q.createdAt };
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 /**
  * The sort values and `seq` of a position (`[...values of the sort's keys, seq]`; newest first, `[createdAt, seq]`),
  * checked for shape: a `PositionError` when it is not one a log made for this sort.
@@ -199,15 +198,11 @@ export function readDeliveryPosition(
     const value: unknown = position[i];
     const fits =
       typeof value === 'string' &&
-      (k.field === 'status'
-        ? (DELIVERY_STATUSES as readonly string[]).includes(value)
-        : INSTANT.test(value) && !Number.isNaN(Date.parse(value)));
+      (k.field === 'status' ? (DELIVERY_STATUSES as readonly string[]).includes(value) : isStoredInstant(value));
     if (!fits) throw new PositionError();
     return value as string;
   });
   const seq: unknown = position[sort.length];
-  if (!(typeof seq === 'string' || typeof seq === 'number') || !/^\d{1,18}$/.test(String(seq))) {
-    throw new PositionError();
-  }
+  if (!isSeq(seq)) throw new PositionError();
   return { values, seq: String(seq) };
 }

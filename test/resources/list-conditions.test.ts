@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp } from '../helpers/app.ts';
+import { encodeCursor } from '../../src/http/cursor.ts';
+import { testApp, type Api } from '../helpers/app.ts';
 
 type Row = Record<string, any>;
 const ids = (rows: Row[]) => rows.map((r) => r.id as string).sort();
@@ -172,4 +173,73 @@ test('text sorts by code point on every store: U+E000 < U+FF21 < U+1F600, pages 
     }
     assert.deepEqual(paged, order, `${sort}, a page at a time`);
   }
+});
+
+/** A cursor sealed as the service seals them, bound to the query of `url`'s, holding `position`. */
+async function forged(api: Api, url: string, position: unknown[]): Promise<string> {
+  const res = await api.get(url);
+  assert.equal(res.status, 200, `${url}: ${res.text}`);
+  const cursor = res.body.nextCursor as string;
+  assert.ok(cursor, `${url} has a next page`);
+  const [digest] = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString('utf8')) as [string];
+  return encodeCursor(digest, position);
+}
+
+test('a cursor sealed by hand with position values its sort keys cannot have is a 400 naming cursor', async (t) => {
+  const { api } = await testApp(t);
+  for (const [task, user] of [
+    ['task_001', 'alice'],
+    ['task_002', 'bob'],
+  ]) {
+    await api.patch(`/api/tasks/${task}`, { assignee: user });
+  }
+  for (let i = 0; i < 2; i++) assert.equal((await api.post('/api/webhooks/wh_001/ping')).status, 202);
+  const cases: [string, unknown[]][] = [
+    ['/api/tasks?sort=createdAt&limit=1', ['not-a-date', '5']],
+    ['/api/tasks?sort=createdAt&limit=1', ['2026-02-30T00:00:00.000Z', '5']],
+    ['/api/tasks?sort=createdAt&limit=1', ['2026-09-06', '5']],
+    ['/api/tasks?sort=createdAt&limit=1', [5, '5']],
+    ['/api/webhooks?sort=-createdAt&limit=1', ['not-a-date', '5']],
+    ['/api/webhooks?sort=updatedAt&limit=1', ['not-a-date', '5']],
+    ['/api/notifications?sort=-createdAt&limit=1', ['not-a-date', '5']],
+    ['/api/milestones?sort=dueDate&limit=1', ['2026-02-30', '5']],
+    ['/api/milestones?sort=-dueDate&limit=1', ['soon', '5']],
+    ['/api/time-entries?sort=date&limit=1', ['2026-02-30', '5']],
+    ['/api/time-entries?sort=hours&limit=1', ['abc', '5']],
+    ['/api/time-entries?sort=hours&limit=1', ['1e999', '5']],
+    ['/api/time-entries?sort=hours&limit=1', ['2', '5']],
+    ['/api/tasks?sort=title&limit=1', ['a\u0000b', '5']],
+    ['/api/tasks?sort=title&limit=1', ['\ud800', '5']],
+    ['/api/tasks?sort=title&limit=1', [{ title: 'x' }, '5']],
+    ['/api/tasks?sort=priority&limit=1', ['urgent', '5']],
+    ['/api/tasks?limit=1', [-1]],
+    ['/api/tasks?limit=1', ['-1']],
+    ['/api/tasks?limit=1', [1.5]],
+    ['/api/tasks?sort=title&limit=1', ['Title', -1]],
+    ['/api/activity-log?limit=1', ['garbage', '5']],
+    ['/api/activity-log?limit=1', ['2026-02-30T00:00:00.000Z', '5']],
+    ['/api/activity-log?sort=timestamp&limit=1', ['garbage', '2026-09-06T09:00:00.000Z', '5']],
+    ['/api/activity-log?sort=action&limit=1', ['a\u0000', '2026-09-06T09:00:00.000Z', '5']],
+    ['/api/webhooks/wh_001/deliveries?limit=1', ['2026-02-30T00:00:00.000Z', '5']],
+    ['/api/webhooks/wh_001/deliveries?limit=1', ['garbage', '5']],
+  ];
+  for (const [url, position] of cases) {
+    const cursor = await forged(api, url, position);
+    const res = await api.get(`${url}&cursor=${encodeURIComponent(cursor)}`);
+    const what = `${url} ${JSON.stringify(position)}`;
+    assert.equal(res.status, 400, `${what}: ${res.text}`);
+    assert.equal(res.body.error.code, 'VALIDATION_ERROR', what);
+    assert.deepEqual(
+      res.body.error.details.map((d: { field: string }) => d.field),
+      ['cursor'],
+      what,
+    );
+  }
+  // A position of values the keys can have is read, whoever sealed it: the store's own, sealed again.
+  const url = '/api/tasks?sort=createdAt&limit=1';
+  const real = (await api.get(url)).body.nextCursor as string;
+  const [, position] = JSON.parse(Buffer.from(real.split('.')[0]!, 'base64url').toString('utf8')) as [string, []];
+  const res = await api.get(`${url}&cursor=${encodeURIComponent(await forged(api, url, position))}`);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.data[0].id, (await api.get(`${url}&cursor=${encodeURIComponent(real)}`)).body.data[0].id);
 });

@@ -1,5 +1,6 @@
 import { AllOf, AnyOf, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
 import type { Page, Search } from '../types.ts';
+import { isStoredInstant } from '../position.ts';
 import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
 const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], total: 0, next: null }) as unknown as Page<never>;
@@ -109,8 +110,7 @@ export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<
    */
   async query(q: ActivityQuery): Promise<Page<T>> {
     const sort = q.sort ?? [];
-    const after =
-      q.after && readPosition(q.after, sort, 2, ([t, id]) => typeof t === 'string' && typeof id === 'string');
+    const after = q.after && readPosition(q.after, sort, 2, ([t, id]) => isStoredInstant(t) && typeof id === 'string');
     let since = q.since ?? -Infinity;
     let until = q.until ?? Infinity;
     let source = this.all;

@@ -89,7 +89,8 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
   async query(q: ListQuery<T>): Promise<Page<T>> {
     const sort = q.sort ?? [];
     const limit = q.limit ?? Infinity;
-    const after = q.after && readPosition(q.after, sort, 1, ([seq]) => Number.isSafeInteger(seq));
+    const after =
+      q.after && readPosition(q.after, sort, 1, ([seq]) => Number.isSafeInteger(seq) && (seq as number) >= 0);
     const conditions = Object.entries(q.filter ?? {}).filter(([, v]) => v !== undefined);
     const search = this.searchOf(q.search);
     if (conditions.length === 0 && !search && sort.length === 0) {

@@ -1,6 +1,7 @@
 import { AllOf, AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery } from '../types.ts';
 import type { ActivityRecord, Collection, Entity, Filter, ListQuery, Page, Position, Search } from '../types.ts';
 import type { SortKey, Updated } from '../types.ts';
+import { fitsKind, isSeq, type ValueKind } from '../position.ts';
 import { addRows, readFrom, type RowInsert } from './batch.ts';
 import type { SqlClient } from './driver.ts';
 import { NULLABLE, parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';
@@ -103,7 +104,7 @@ export class TableSql {
   after(sort: readonly SortKey[], position: Position, params: unknown[], tieDescending = false): string {
     if (!Array.isArray(position) || position.length !== sort.length + 1) throw new PositionError();
     const seq = position[sort.length];
-    if (!(typeof seq === 'string' || typeof seq === 'number') || !/^\d{1,18}$/.test(String(seq))) {
+    if (!isSeq(seq) || sort.some((k, i) => !fitsKind(this.kindOf(k), position[i], k.progression))) {
       throw new PositionError();
     }
     // Keys that hold no null, all in the direction of the tie-break: one row comparison, which an index on the
@@ -137,6 +138,12 @@ export class TableSql {
     return `(${branches.map((b) => `(${b})`).join(' OR ')})`;
   }
 
+  /** What the values of a key are, by its column: what a position's value for it must be. */
+  private kindOf(k: SortKey): ValueKind {
+    if (k.progression) return 'enum';
+    return COLUMN_KINDS[this.column(k.field).type] ?? 'text';
+  }
+
   /** What a key orders by: an enumeration by its progression, text by code point (as in memory). */
   private sortExpression(k: SortKey): string {
     const c = this.column(k.field);
@@ -150,6 +157,14 @@ export class TableSql {
     return c.type === 'text' ? `($${n}::text COLLATE "C")` : parameter(c, n);
   }
 }
+
+/** The kinds of value of the columns a list can sort by. */
+const COLUMN_KINDS: Partial<Record<Column['type'], ValueKind>> = {
+  timestamptz: 'instant',
+  date: 'date',
+  numeric: 'number',
+  text: 'text',
+};
 
 /** A list of known words (an enumeration's values, never a request's) as an SQL array literal. */
 function textArray(values: readonly string[]): string {
