@@ -110,11 +110,8 @@ export class TokenService {
    */
   async holds(id: string): Promise<boolean> {
     const record = await this.deps.store.tokens.get(id);
-    return record !== undefined && (record.expiresAt === null || Date.parse(record.expiresAt) > this.now());
-  }
-
-  private now(): number {
-    return this.deps.clock.now().getTime();
+    const now = this.deps.clock.now().getTime();
+    return record !== undefined && (record.expiresAt === null || Date.parse(record.expiresAt) > now);
   }
 
   /**
