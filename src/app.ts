@@ -11,6 +11,7 @@ import { webhookOutboxConsumer, webhookWakeConsumer } from './events/webhooks.ts
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
+import { lingerOnClose } from './http/linger.ts';
 import { CORS_EXPOSED_HEADERS, CORS_ORIGIN } from './http/cors.ts';
 import {
   clientErrors,
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     clientErrorHandler: clientErrors,
   });
   app.server.maxConnections = config.maxConnections;
+  lingerOnClose(app.server);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setChildLoggerFactory(lazyChildLogger);
