@@ -30,8 +30,12 @@ import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 
-/** Of the shutdown grace period, what webhook attempts leave to give the unfinished ones back and close the store. */
+/**
+ * Of the shutdown grace period, what webhook attempts leave to give the unfinished ones back (GIVE_BACK_MS at most)
+ * and to close the store (a SQL store drops the connections that have not ended within its END_WAIT_MS, 300 ms).
+ */
 const CLOSE_MARGIN_MS = 1_000;
+const GIVE_BACK_MS = 300;
 
 export interface AppDeps {
   config?: Partial<Config>;
@@ -194,9 +198,18 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     // The listener is closed and requests are done: webhook attempts in flight get what is left of the grace period
     // (less a margin to give the unfinished ones back to the outbox, for the next start or another instance).
-    const left = config.shutdownGraceMs - (performance.now() - closingSince) - CLOSE_MARGIN_MS;
-    await dispatcher.close(Math.max(0, Math.floor(left)));
+    const left = Math.max(0, Math.floor(config.shutdownGraceMs - (performance.now() - closingSince) - CLOSE_MARGIN_MS));
+    const delivered = dispatcher
+      .close(left)
+      .catch((err: unknown) => app.log.warn({ err }, 'webhook delivery did not close cleanly'));
+    // What the dispatcher does after that waits on the store; a database that does not answer must not hold the
+    // shutdown past the grace period: after GIVE_BACK_MS more, the store closes all the same (closing it drops the
+    // connections that do not answer, which fails the statements still waiting on them).
+    let spent: NodeJS.Timeout | undefined;
+    await Promise.race([delivered, new Promise((resolve) => (spent = setTimeout(resolve, left + GIVE_BACK_MS)))]);
+    clearTimeout(spent);
     await store.close();
+    await delivered;
   });
   return app;
 }

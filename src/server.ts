@@ -43,8 +43,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    // The listener's `close` comes once every connection has ended, so every request has been answered.
+    let answered = false;
+    app.server.once('close', () => (answered = true));
     const timer = setTimeout(() => {
-      app.log.error({ graceMs: config.shutdownGraceMs }, 'requests still running after the grace period; exiting');
+      app.log.error(
+        { graceMs: config.shutdownGraceMs },
+        answered
+          ? 'every request answered, but webhook delivery and the store did not close within the grace period; exiting'
+          : 'requests still running after the grace period; exiting',
+      );
       process.exit(1);
     }, config.shutdownGraceMs);
     timer.unref();

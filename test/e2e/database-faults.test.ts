@@ -12,6 +12,7 @@ import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { SqlStore } from '../../src/store/sql/store.ts';
 import { Api, type Res } from '../helpers/app.ts';
+import { killAll, startServer } from '../helpers/server-process.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { assertError } from '../http/assert-error.ts';
 import { testServer } from '../store/sql-harness.ts';
@@ -188,3 +189,47 @@ test('DB_STATEMENT_TIMEOUT_MS cancels a longer statement; DB_POOL_SIZE caps the 
   await busy;
   assert.equal(most, 2);
 });
+
+test(
+  'SIGTERM while the database does not answer: a request in flight gets its 503, the connections are dropped, exit 0',
+  { skip },
+  async (t) => {
+    if (!('server' in found)) return;
+    const server = found.server;
+    t.after(() => server.dropAll());
+    const url = await server.database();
+    const target = new URL(url);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    t.after(() => proxy.down());
+    const graceMs = 4_000;
+    const service = await startServer(['--shutdown-grace-ms', String(graceMs)], {
+      DATABASE_URL: proxy.urlFor(url),
+      DB_STATEMENT_TIMEOUT_MS: '1000',
+      DB_CONNECT_TIMEOUT_MS: '1000',
+    });
+    t.after(() => killAll(service.child));
+    // Connections open in the pools, the event stream's and the webhook workers' listeners.
+    for (const path of ['/api/tasks', '/api/projects', '/api/health/ready']) {
+      assert.equal((await fetch(`${service.baseUrl}${path}`)).status, 200);
+    }
+
+    // The server silent (a network cut): nothing comes back, not even the end of a connection the service closes.
+    proxy.freeze();
+    const inFlight = fetch(`${service.baseUrl}/api/projects`);
+    await new Promise((r) => setTimeout(r, 200));
+    const signalled = performance.now();
+    service.child.kill('SIGTERM');
+    const code = await Promise.race([service.exited, sleepMs(graceMs + 5_000).then(() => 'still running')]);
+    const after = performance.now() - signalled;
+    assert.equal(code, 0, service.output().split('\n').slice(-6).join('\n'));
+    assert.ok(after < graceMs, `exited ${Math.round(after)} ms after SIGTERM`);
+    const answer = await inFlight;
+    const text = await answer.text();
+    const res = { status: answer.status, headers: Object.fromEntries(answer.headers), text, body: JSON.parse(text) };
+    assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.match(service.output(), /stopped: every request answered/);
+    assert.doesNotMatch(service.output(), /grace period/);
+  },
+);
+
+const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -35,7 +35,8 @@ export class TcpProxy {
   async up(): Promise<void> {
     this.frozen = false;
     if (this.server) return;
-    const server = createServer((client) => this.accept(client));
+    // Half-open connections are the proxy's to end: a frozen one does not answer a client's end either.
+    const server = createServer({ allowHalfOpen: true }, (client) => this.accept(client));
     server.listen(this.port, '127.0.0.1');
     await once(server, 'listening');
     this.port = (server.address() as AddressInfo).port;
@@ -51,13 +52,13 @@ export class TcpProxy {
     if (server) await new Promise((resolve) => server.close(resolve));
   }
 
-  /** Connections stay open, new ones are accepted, nothing is forwarded either way. */
+  /** Connections stay open, new ones are accepted, nothing is forwarded either way (not even a connection's end). */
   freeze(): void {
     this.frozen = true;
   }
 
   private accept(client: Socket): void {
-    const upstream = connect(this.targetPort, this.targetHost);
+    const upstream = connect({ port: this.targetPort, host: this.targetHost, allowHalfOpen: true });
     for (const [from, to] of [
       [client, upstream],
       [upstream, client],
@@ -65,6 +66,9 @@ export class TcpProxy {
       this.sockets.add(from);
       from.on('data', (chunk: Buffer) => {
         if (!this.frozen) to.write(chunk);
+      });
+      from.on('end', () => {
+        if (!this.frozen) to.end();
       });
       from.on('close', () => {
         this.sockets.delete(from);

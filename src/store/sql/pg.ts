@@ -26,6 +26,11 @@ export interface PgOptions {
 /** What the client waits past the server's own statement timeout before it gives up on the connection. */
 const READ_MARGIN_MS = 1_000;
 /**
+ * How long closing a connection waits for the server to acknowledge its end before the socket is destroyed: a server
+ * that answers does within milliseconds; behind a network cut none comes, and the shutdown would wait for TCP.
+ */
+export const END_WAIT_MS = 300;
+/**
  * The NOTIFYs asked for within this many ms go in one statement: under load, one every few ms rather than one per
  * turn of the event loop. Only other instances wait for them (this one acts on its own changes at once).
  */
@@ -53,24 +58,31 @@ export class PgDriver implements SqlDriver {
   private readonly statements = new PreparedStatements();
   /** The payload of this driver's NOTIFYs: its listeners ignore them (this process already acted on the change). */
   private readonly sender = randomUUID();
+  /** Every connection open: the pools' and the listeners', destroyed by `close` if they do not end in time. */
+  private readonly open = new Set<pg.Client>();
 
   constructor(options: PgOptions) {
     this.options = options;
     this.location = describe(options.connectionString);
-    this.pool = newPool(options, options.poolSize);
+    this.pool = this.tracked(newPool(options, options.poolSize));
     // Its commits do not wait for the disk: see `background` in driver.ts and SqlDeliveryLog. Its statements are
     // planned at each call, for the table as it is then: the outbox's pending rows go from none to a backlog of
     // thousands within seconds (a receiver that is down), faster than statistics follow, and a plan cached while
     // the table was empty (sequential scans) made each claim read the whole backlog. Planning a claim costs about
     // half a millisecond, a few claims a second or a few hundred.
-    const background = newPool(
-      options,
-      BACKGROUND_POOL_SIZE,
-      '-c synchronous_commit=off -c plan_cache_mode=force_custom_plan',
+    const background = this.tracked(
+      newPool(options, BACKGROUND_POOL_SIZE, '-c synchronous_commit=off -c plan_cache_mode=force_custom_plan'),
     );
     this.backgroundPool = background;
     this.own = this.clientOver((query) => this.pool.query(query));
     this.background = this.clientOver((query) => background.query(query));
+  }
+
+  /** `pool`, its connections counted in `open` while they are. */
+  private tracked(pool: pg.Pool): pg.Pool {
+    pool.on('connect', (client) => this.open.add(client));
+    pool.on('remove', (client) => this.open.delete(client));
+    return pool;
   }
 
   query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
@@ -137,10 +149,12 @@ export class PgDriver implements SqlDriver {
         connectionTimeoutMillis: this.options.connectTimeoutMs,
         keepAlive: true,
       });
+      this.open.add(c);
+      c.once('end', () => this.open.delete(c));
       const lost = () => {
         c.removeAllListeners('notification');
         if (client === c) client = undefined;
-        void c.end().catch(ignore);
+        void endWithin(c, END_WAIT_MS);
         if (!stopped) retry = setTimeout(() => void open().then(onReconnect, lost), 500).unref();
       };
       c.on('error', lost);
@@ -152,7 +166,7 @@ export class PgDriver implements SqlDriver {
       });
       await c.connect();
       await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      if (stopped) return void (await c.end().catch(ignore));
+      if (stopped) return endWithin(c, END_WAIT_MS);
       client = c;
     };
     await open().catch(rethrowTranslated);
@@ -161,7 +175,7 @@ export class PgDriver implements SqlDriver {
       clearTimeout(retry);
       const c = client;
       client = undefined;
-      await c?.end().catch(ignore);
+      if (c) await endWithin(c, END_WAIT_MS);
     };
   }
 
@@ -185,12 +199,33 @@ export class PgDriver implements SqlDriver {
     return this.notifying.sent;
   }
 
+  /**
+   * Ends every connection. The pools wait for the connections in use to come back; the ones still open after
+   * END_WAIT_MS (the server does not answer) have their sockets destroyed, which also fails the statements they were
+   * waiting on, so that a shutdown never waits for a database that does not answer.
+   */
   async close(): Promise<void> {
+    const timer = setTimeout(() => {
+      for (const client of this.open) socketOf(client)?.destroy?.();
+    }, END_WAIT_MS);
     await Promise.all([this.pool.end(), this.backgroundPool.end()]);
+    clearTimeout(timer);
   }
 }
 
 const ignore = () => {};
+
+/** The socket under a connection, when it is a network one. */
+function socketOf(client: pg.Client): Partial<Socket> | undefined {
+  return (client as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
+}
+
+/** Ends `client` politely, or destroys its socket when the server has not acknowledged the end within `ms`. */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  const timer = setTimeout(() => socketOf(client)?.destroy?.(), ms);
+  await client.end().catch(ignore);
+  clearTimeout(timer);
+}
 
 /**
  * Answers a function that holds the connection's writes until the event loop's turn has run its callbacks (its check
@@ -199,7 +234,7 @@ const ignore = () => {};
  * here and fewer reads for PostgreSQL. Without the socket (not a network connection), it does nothing.
  */
 function gatherWrites(connection: pg.PoolClient): () => void {
-  const socket = (connection as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
+  const socket = socketOf(connection);
   if (typeof socket?.cork !== 'function' || typeof socket.uncork !== 'function') return ignore;
   const cork = socket.cork.bind(socket);
   const uncork = socket.uncork.bind(socket);
