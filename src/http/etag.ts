@@ -16,13 +16,13 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * Answers `{ data: record }` with the record's `ETag`; a GET whose `If-None-Match` names the current version
+ * Answers `{ data: record }` with the record's `ETag`; a GET or HEAD whose `If-None-Match` names the current version
  * gets `304 Not Modified` with no body.
  */
 export function sendRecord(request: FastifyRequest, reply: FastifyReply, record: object, status = 200) {
   const etag = etagOf(record);
   reply.header('etag', etag);
-  if (request.method === 'GET' && !noneMatch(request.headers['if-none-match'], etag)) {
+  if ((request.method === 'GET' || request.method === 'HEAD') && !noneMatch(request.headers['if-none-match'], etag)) {
     return reply.code(304).send();
   }
   return reply.code(status).send({ data: record });

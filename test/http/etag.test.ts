@@ -20,6 +20,13 @@ test('a single-record GET carries an ETag; If-None-Match with it gives 304 and n
     assert.equal((await api.get(path, { 'if-none-match': `W/${etag}` })).status, 304);
     assert.equal((await api.get(path, { 'if-none-match': '"other", ' + etag })).status, 304);
     assert.equal((await api.get(path, { 'if-none-match': '"other"' })).status, 200);
+    // HEAD answers as GET does (RFC 9110 §13.1.2): 304 when the tag matches, with the same ETag.
+    const head = await api.request({ method: 'HEAD', url: path, headers: { 'if-none-match': etag } });
+    assert.equal(head.status, 304, `HEAD ${path}`);
+    assert.equal(head.headers.etag, etag);
+    const changed = await api.request({ method: 'HEAD', url: path, headers: { 'if-none-match': '"other"' } });
+    assert.equal(changed.status, 200, `HEAD ${path}`);
+    assert.equal(changed.headers.etag, etag);
   }
 });
 
