@@ -100,6 +100,12 @@ test('retention: rows past it are deleted, and their positions can no longer be 
   assert.equal(await reader.locate(rows[0]!), 'expired');
   assert.equal(await reader.locate(beforeAny), 'expired');
   assert.equal(await reader.locate({ xid: rows[2]!.xid + 1000n, seq: 1n }), 'unknown');
+  // Every row past it (a service idle for longer than the retention): a position it gave out is still an old one.
+  await driver.query(`UPDATE stream_events SET created_at = now() - interval '2 days'`);
+  assert.equal(await reader.prune(86_400_000), 2);
+  assert.equal(await reader.locate(rows[2]!), 'expired');
+  assert.equal(await reader.locate(beforeAny), 'expired');
+  assert.equal(await reader.locate({ xid: rows[2]!.xid + 1_000_000_000n, seq: 1n }), 'unknown', 'never given out');
 });
 
 test('writers in parallel, a reader following: every row once, positions only growing', { skip }, async (t) => {

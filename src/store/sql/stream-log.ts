@@ -106,7 +106,8 @@ export class StreamLogReader {
   /**
    * Whether the table still holds `position`, and if not, whether it is older than every row kept. The position
    * before any event (`0-0`, given out while the table was empty) is kept while no row was ever pruned: every event
-   * after it is still there.
+   * after it is still there. With every row pruned (a service idle for longer than the retention), a position of a
+   * transaction that has begun (below the snapshot's `xmax`) is an old one.
    */
   async locate(position: SqlPosition): Promise<'kept' | 'expired' | 'unknown'> {
     if (position.xid === 0n && position.seq === 0n) {
@@ -117,7 +118,9 @@ export class StreamLogReader {
     }
     const [row] = await this.db.query<{ kept: boolean; expired: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM stream_events WHERE xid = $1::xid8 AND seq = $2::bigint) AS kept, ` +
-        `COALESCE((SELECT (xid, seq) > ($1::xid8, $2::bigint) FROM stream_events ORDER BY xid, seq LIMIT 1), false) AS expired`,
+        `COALESCE((SELECT (xid, seq) > ($1::xid8, $2::bigint) FROM stream_events ORDER BY xid, seq LIMIT 1), ` +
+        `EXISTS (SELECT 1 FROM store_state WHERE key = '${PRUNED}') ` +
+        `AND $1::xid8 < pg_snapshot_xmax(pg_current_snapshot())) AS expired`,
       [position.xid.toString(), position.seq.toString()],
     );
     return row!.kept ? 'kept' : row!.expired ? 'expired' : 'unknown';
