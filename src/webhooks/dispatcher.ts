@@ -199,7 +199,14 @@ export class WebhookDispatcher {
     }
     const row = this.newRow(target.id, event.id, event.type, payload, 1, this.s.clock.now());
     row.force = options.force ?? false;
-    if (unusable !== undefined) Object.assign(row, { status: 'failed', error: unusable, completedAt: row.createdAt });
+    if (unusable !== undefined) {
+      Object.assign(row, {
+        status: 'failed',
+        error: unusable,
+        completedAt: row.createdAt,
+        stopReason: 'undeliverable',
+      });
+    }
     // A target that no attempt can reach (an unusable URL, a reserved name: the seeded webhooks) gets its one,
     // final attempt recorded now, with the webhook as it is now, instead of waiting for a worker to find so.
     const final = unusable === undefined ? this.precheck(target.url) : null;
@@ -211,6 +218,7 @@ export class WebhookDispatcher {
         completedAt: row.createdAt,
         url: target.url,
         queuedMs: 0,
+        stopReason: 'undeliverable',
       });
     }
     // In memory the check and the add happen in one turn (the memory log's `add` writes before it yields), so
@@ -876,12 +884,17 @@ export class WebhookDispatcher {
       queuedMs,
       stopReason: null,
     };
-    if (result.outcome === 'ok' || result.outcome === 'refused') {
-      done.status = result.outcome === 'ok' ? 'succeeded' : 'refused';
-      this.s.log[result.outcome === 'ok' ? 'debug' : 'warn'](log, `webhook delivery ${done.status}`);
+    if (result.outcome === 'ok') {
+      done.status = 'succeeded';
+      this.s.log.debug(log, 'webhook delivery succeeded');
       return this.record(done);
     }
-    if (result.outcome === 'invalid') return this.record(done);
+    if (result.outcome === 'refused') {
+      Object.assign(done, { status: 'refused', stopReason: 'refused' });
+      this.s.log.warn(log, 'webhook delivery refused');
+      return this.record(done);
+    }
+    if (result.outcome === 'invalid') return this.record({ ...done, stopReason: 'undeliverable' });
     if (responseStatus === 410) {
       this.s.log.info(log, 'webhook receiver answered 410 Gone: no retry');
       done.stopReason = 'gone (410)';

@@ -69,7 +69,8 @@ export const DeliveryRecord = Type.Object({
     Type.String({
       description:
         'On the last attempt of a delivery that did not succeed, why no more follow: `exhausted`, `gone (410)`, ' +
-        '`cancelled: webhook inactive`, `cancelled: webhook deleted`',
+        '`cancelled: webhook inactive`, `cancelled: webhook deleted`, `refused` (a private address not allowed), ' +
+        '`undeliverable` (a URL no attempt can reach, such as a reserved name); null on every other attempt',
     }),
   ),
 });

@@ -362,7 +362,7 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
       nextAttemptAt: null,
       url: 'https://hooks.example.com/pm/tasks',
       queuedMs: 0,
-      stopReason: null,
+      stopReason: 'undeliverable',
     },
     {
       id: 'dlv_test00000001',
@@ -379,7 +379,7 @@ test('GET /api/webhooks/:id/deliveries lists the attempts newest first; none yet
       nextAttemptAt: null,
       url: 'https://hooks.example.com/pm/tasks',
       queuedMs: 0,
-      stopReason: null,
+      stopReason: 'undeliverable',
     },
   ]);
   assert.match(res.body.data[0].eventId, /^evt_/);

@@ -280,6 +280,7 @@ test('by default a loopback target is refused: recorded with its reason, never c
     assert.equal(records.length, 1, hosts[i]);
     assert.equal(records[0].status, 'refused', hosts[i]);
     assert.equal(records[0].responseStatus, null, hosts[i]);
+    assert.equal(records[0].stopReason, 'refused', hosts[i]);
   }
   const why = (i: number) => logs[i]![0].error;
   assert.equal(why(0), 'refused: 127.0.0.1 is a loopback address (set WEBHOOK_ALLOW_PRIVATE=true to allow)');
