@@ -552,6 +552,8 @@ test('bad paging of the delivery log: 400 VALIDATION_ERROR naming the parameter'
     [`limit=1&cursor=${encodeURIComponent(ofTasks)}`, 'cursor'],
     ['status[nin]=failed', 'status[nin]'],
     ['createdAt[in]=2026-01-01', 'createdAt[in]'],
+    ['eventType=task.craeted', 'eventType'],
+    ['eventType[in]=task.created,bogus', 'eventType[in]'],
   ];
   for (const [query, field] of cases) {
     const res = await api.get(`${path}?${query}`);

@@ -4,6 +4,7 @@ import { notFound } from '../../errors.ts';
 import type { Page } from '../../store/types.ts';
 import type { DeliveryQuery } from '../../webhooks/outbox.ts';
 import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from '../../webhooks/types.ts';
+import { PING_EVENT } from './schema.ts';
 import type { WebhookService } from './service.ts';
 
 /** The part of the webhook dispatcher the delivery log, redelivery and ping use. */
@@ -50,7 +51,7 @@ export class DeliveryService {
     const hook = await this.webhooks.withSecret(webhookId);
     return this.queue.send(
       { id: hook.id, url: hook.url, secret: hook.secret },
-      { id: this.deps.ids('evt'), type: 'webhook.ping', timestamp: iso(this.deps.clock.now()), data: { webhookId } },
+      { id: this.deps.ids('evt'), type: PING_EVENT, timestamp: iso(this.deps.clock.now()), data: { webhookId } },
       { force: true },
     );
   }

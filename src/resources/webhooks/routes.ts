@@ -19,6 +19,7 @@ import {
   type ListSpec,
 } from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
+import { DELIVERY_EVENT_TYPES } from './schema.ts';
 
 const DeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),
@@ -30,7 +31,7 @@ const Instant = (description: string) =>
 
 const DeliveryQuery = Query({
   status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
-  eventType: Type.Optional(Type.String({ maxLength: 100 })),
+  eventType: Type.Optional(StringEnum(DELIVERY_EVENT_TYPES)),
   since: Type.Optional(Instant('Inclusive lower bound on `createdAt`')),
   until: Type.Optional(Instant('Inclusive upper bound on `createdAt`')),
   limit: Type.Optional(PageLimit),

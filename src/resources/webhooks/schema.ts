@@ -38,6 +38,10 @@ export const EVENT_CATALOGUE = [
 ] as const;
 export type EventType = (typeof EVENT_CATALOGUE)[number]['type'];
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.map((e) => e.type);
+/** The test event `POST /api/webhooks/:id/ping` sends: in the delivery log beside the catalogue's types. */
+export const PING_EVENT = 'webhook.ping';
+/** What a delivery's `eventType` can be, and so the values its filter takes. */
+export const DELIVERY_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, PING_EVENT];
 export const WILDCARD = '*';
 export const SUBSCRIBABLE: readonly string[] = [...EVENT_TYPES, WILDCARD];
 /** What `GET /api/event-types` lists: the catalogue, then the wildcard. */
