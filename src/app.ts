@@ -113,7 +113,6 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   registerJsonBody(app);
   registerErrorHandling(app, routes);
-  registerProtocolAnswers(app);
   const events = deps.events ?? new EventBus(app.log);
   const serviceDeps: ServiceDeps & { readonly store: Store } = { store, clock, ids, events };
   const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({
@@ -164,6 +163,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     strictPreflight: false,
     maxAge: 600,
   });
+  // After CORS, whose headers its answers carry as every answer does.
+  registerProtocolAnswers(app);
 
   // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
   await registerAuth(app, services.tokens, config);

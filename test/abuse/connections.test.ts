@@ -136,6 +136,7 @@ test('what Node answers by itself gets the error shape: no Host is 400, CONNECT 
   assert.deepEqual(JSON.parse(noHost.body).error.details, [
     { field: 'host', message: 'is required in an HTTP/1.1 request' },
   ]);
+  assert.equal(noHost.headers['access-control-allow-origin'], '*', 'CORS headers as on every answer');
   // HTTP/1.0 has no Host requirement.
   const old = await rawExchange(port, ['GET /api/projects HTTP/1.0\r\n\r\n'], { giveUpMs: 5_000 });
   assert.equal(old.status, 200);
