@@ -11,7 +11,8 @@ type Readers = Pick<Collections, 'tasks' | 'projects' | 'teams'>;
  * Who hears of a change:
  * - `task_assigned`: a task's new assignee;
  * - `comment_added`: the assignee of the task commented on, or the members of the team of the project commented on;
- * - `milestone_reached`, `project_updated`: the members of the project's team.
+ * - `milestone_reached`, `project_updated`: the members of the project's team (for `project_updated`, also those of
+ *   the team it was moved from).
  * Never the actor who caused it.
  */
 export async function notificationsFor(event: DomainEvent, store: Readers): Promise<NotificationCreate[]> {
@@ -68,7 +69,11 @@ export async function notificationsFor(event: DomainEvent, store: Readers): Prom
   }
 
   if (event.resourceType === 'project' && event.kind === 'updated') {
-    to(await teamOf(store, record.teamId as string | null), {
+    // A project moved from a team (to another or to none) is news to that team's members too; not when the move is
+    // the cascade of that team's delete: the team is gone.
+    const moved = event.changed?.includes('teamId') && event.cascadeOf === undefined;
+    const left = moved ? (event.previousValues?.teamId as string | null) : null;
+    to([...(await teamOf(store, record.teamId as string | null)), ...(await teamOf(store, left))], {
       type: 'project_updated',
       message: `${by || 'The service '}updated project ${labelOf(record)} (${event.changed!.join(', ')})`,
       resourceType: 'project',

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, type Api } from '../helpers/app.ts';
 
-async function inbox(api: Api) {
-  const res = await api.get('/api/notifications');
+async function inbox(api: Api, query = '') {
+  const res = await api.get(`/api/notifications${query}`);
   return res.body.data.map((n: any) => [n.username, n.type, n.resourceType, n.resourceId]).sort();
 }
 
@@ -86,4 +86,25 @@ test('project_updated to the team of the project, not for a no-op update', async
   ]);
   const n = (await api.get('/api/notifications?username=alice')).body.data[0];
   assert.equal(n.message, "bob updated project 'Warehouse' (name, description)");
+});
+
+test('project_updated for a project moved to another team or to none: the team it left hears of it too', async (t) => {
+  const { api } = await testApp(t);
+  const actor = { 'x-actor': 'frank' };
+  // proj_001 belongs to team_002 (dana, erin); team_003 is frank, grace and heidi.
+  const { name, description, status } = (await api.get('/api/projects/proj_001')).body.data;
+  const moved = await api.put('/api/projects/proj_001', { name, description, status, teamId: 'team_003' }, actor);
+  assert.equal(moved.status, 200);
+  assert.deepEqual(await inbox(api), [
+    ['dana', 'project_updated', 'project', 'proj_001'],
+    ['erin', 'project_updated', 'project', 'proj_001'],
+    ['grace', 'project_updated', 'project', 'proj_001'],
+    ['heidi', 'project_updated', 'project', 'proj_001'],
+  ]);
+  await api.patch('/api/notifications/read-all');
+  await api.put('/api/projects/proj_001', { name, description, status, teamId: null }, actor);
+  assert.deepEqual(await inbox(api, '?read=false'), [
+    ['grace', 'project_updated', 'project', 'proj_001'],
+    ['heidi', 'project_updated', 'project', 'proj_001'],
+  ]);
 });
