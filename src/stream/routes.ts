@@ -20,7 +20,7 @@ const StreamQuery = Type.Object({
     Type.String({
       description:
         'Only the events of this project: the project itself, its tasks and milestones, the comments on it and on ' +
-        'its tasks, the time entries of its tasks.',
+        'its tasks, the time entries of its tasks, and the activity entries clients post about it or its tasks.',
       examples: ['proj_001'],
     }),
   ),

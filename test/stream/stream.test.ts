@@ -120,7 +120,7 @@ describe('GET /api/stream', () => {
     }
   });
 
-  test('projectId= keeps the project, its tasks, milestones, comments and time entries', async (t) => {
+  test('projectId= keeps the project, its tasks, milestones, comments, time entries and entries posted about them', async (t) => {
     const { api, open } = await streaming(t);
     const stream = await open('?projectId=proj_001');
     await api.post('/api/tasks', { projectId: 'proj_002', title: 'Other project' });
@@ -128,6 +128,9 @@ describe('GET /api/stream', () => {
     await api.post('/api/time-entries', { taskId: 'task_001', username: 'bob', hours: 2, date: '2026-11-20' });
     await api.post('/api/comments', { targetType: 'project', targetId: 'proj_001', author: 'carol' });
     await api.post('/api/milestones', { projectId: 'proj_001', title: 'M' });
+    const entry = { action: 'review.done', actor: 'carol' };
+    await api.post('/api/activity-log', { ...entry, resourceType: 'task', resourceId: 'task_001' });
+    await api.post('/api/activity-log', { ...entry, resourceType: 'team', resourceId: 'team_001' });
     await api.put('/api/projects/proj_001', { name: 'Renamed' });
     await api.post('/api/teams', { name: 'Not of a project' });
     const task = (await api.post('/api/tasks', { projectId: 'proj_001', title: 'Mine' })).body.data;
@@ -140,6 +143,7 @@ describe('GET /api/stream', () => {
         'time_entry.created',
         'comment.created',
         'milestone.created',
+        'activity.created',
         'project.updated',
         'task.created',
         'task.deleted',
