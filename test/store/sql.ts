@@ -387,7 +387,7 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           }
         },
       );
-      test('after two conflicts a cascading delete holds back writes to what it cascades over; no other change does', async () => {
+      test('after two conflicts a change waits its turn in the queue; a cascading delete also holds back writes to what it cascades over', async () => {
         const driver = await (await target.fresh()).driver();
         try {
           await migrate(driver);
@@ -410,12 +410,13 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           const store = new SqlStore(conflicting);
           const locks = () => statements.map((run) => run.filter((text) => text.startsWith('LOCK TABLE')).length);
           await store.transaction((tx) => tx.teams.insert(team('team_hot')));
-          assert.deepEqual(locks(), [0, 0, 0], 'a change of one record runs again as it was');
+          assert.deepEqual(locks(), [0, 0, 1], 'the third run of a change begins with the queue');
+          assert.equal(statements[2]![0], 'LOCK TABLE write_queue IN EXCLUSIVE MODE');
           statements.length = 0;
           await store.transaction(async (tx) => void (await tx.teams.delete('team_hot')), { cascade: true });
-          assert.deepEqual(locks(), [0, 0, 1], 'the third run of a cascade begins with the lock');
+          assert.deepEqual(locks(), [0, 0, 2], 'the third run of a cascade begins with the queue, then its tables');
           assert.match(
-            statements[2]![0]!,
+            statements[2]![1]!,
             /^LOCK TABLE comments, time_entries, tasks, milestones, projects, teams IN SHARE/,
           );
           assert.equal(await store.teams.get('team_hot'), undefined);

@@ -46,8 +46,18 @@ function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
 
 /** How many times a transaction is run before a conflict with concurrent ones is reported (503). */
 const ATTEMPTS = 20;
-/** From this attempt on, a cascading delete holds back the writes to what it cascades over (`CASCADE_LOCK`). */
+/**
+ * From this attempt on, a transaction waits for the others that conflicted as often (`QUEUE_LOCK`), and a cascading
+ * delete holds back the writes to what it cascades over (`CASCADE_LOCK`).
+ */
 const ALONE_FROM = 3;
+/**
+ * Taken first by a transaction that has lost {@link ALONE_FROM} − 1 conflicts in a row, on every instance: such
+ * transactions run one after the other, so that many writes to one record at once (a script updating one task from
+ * many connections) go through instead of colliding until they give up. Transactions that have not conflicted do not
+ * take it. A `LOCK` takes no snapshot (see the migration 009).
+ */
+const QUEUE_LOCK = 'LOCK TABLE write_queue IN EXCLUSIVE MODE';
 /**
  * Taken first by a cascading delete that has lost {@link ALONE_FROM} − 1 conflicts in a row: it waits for the writes
  * under way to the records a cascade reaches and holds off new ones until it commits, so that no child created
@@ -76,8 +86,9 @@ const CASCADE_LOCK = `LOCK TABLE ${(['comments', 'timeEntries', 'tasks', 'milest
  * still holds when it commits). Transactions that touch different records run side by side, across every
  * instance sharing the database. One that conflicts with a concurrent one (SQLSTATE 40001, or a deadlock, 40P01)
  * is rolled back and run again from the start, a few times with a short random pause; its `work` sees a fresh
- * state each time; a cascading delete, after two conflicts in a row, holds back the writes to what it cascades over
- * (`CASCADE_LOCK`). Reads outside a transaction see only committed data.
+ * state each time. After two conflicts in a row it waits its turn among the transactions that conflicted as often
+ * (so that many writes to one record at once go through one after the other), and a cascading delete holds back
+ * the writes to what it cascades over (`CASCADE_LOCK`). Reads outside a transaction see only committed data.
  *
  * The embedded driver has one connection, so its transactions run one at a time anyway.
  *
@@ -136,6 +147,7 @@ export class SqlStore implements Store {
         try {
           return await this.driver.transaction(
             async (client) => {
+              if (attempt >= ALONE_FROM) await client.exec(QUEUE_LOCK);
               if (options.cascade && attempt >= ALONE_FROM) await client.exec(CASCADE_LOCK);
               const batch = new WriteBatch(client);
               const result = await work(collectionsOn(batch));
