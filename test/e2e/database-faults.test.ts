@@ -58,6 +58,18 @@ async function recovered(api: Api, limitMs: number): Promise<number> {
   }
 }
 
+/** A new database on the test server, and a proxy in front of the server; both gone when the test ends. */
+async function proxiedDatabase(t: { after: (fn: () => Promise<void>) => void }) {
+  if (!('server' in found)) throw new Error('no server');
+  const server = found.server;
+  t.after(() => server.dropAll());
+  const url = await server.database();
+  const target = new URL(url);
+  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+  t.after(() => proxy.down());
+  return { url, proxy };
+}
+
 async function serviceOn(databaseUrl: string, t: { after: (fn: () => Promise<void>) => void }) {
   const store = await openStore({ databaseUrl, connectTimeoutMs: CONNECT_MS, statementTimeoutMs: STATEMENT_MS });
   const app = await buildApp({ store, seed: false, config: { logLevel: 'silent' } });
@@ -70,12 +82,7 @@ test(
   { skip },
   async (t) => {
     if (!('server' in found)) return;
-    const server = found.server;
-    t.after(() => server.dropAll());
-    const url = await server.database();
-    const target = new URL(url);
-    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    t.after(() => proxy.down());
+    const { url, proxy } = await proxiedDatabase(t);
     const api = await serviceOn(proxy.urlFor(url), t);
 
     const ready = await api.get('/api/health/ready');
@@ -195,12 +202,7 @@ test(
   { skip },
   async (t) => {
     if (!('server' in found)) return;
-    const server = found.server;
-    t.after(() => server.dropAll());
-    const url = await server.database();
-    const target = new URL(url);
-    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    t.after(() => proxy.down());
+    const { url, proxy } = await proxiedDatabase(t);
     const graceMs = 4_000;
     const service = await startServer(['--shutdown-grace-ms', String(graceMs)], {
       DATABASE_URL: proxy.urlFor(url),

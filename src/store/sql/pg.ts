@@ -29,7 +29,7 @@ const READ_MARGIN_MS = 1_000;
  * How long closing a connection waits for the server to acknowledge its end before the socket is destroyed: a server
  * that answers does within milliseconds; behind a network cut none comes, and the shutdown would wait for TCP.
  */
-export const END_WAIT_MS = 300;
+const END_WAIT_MS = 300;
 /**
  * The NOTIFYs asked for within this many ms go in one statement: under load, one every few ms rather than one per
  * turn of the event loop. Only other instances wait for them (this one acts on its own changes at once).
@@ -149,8 +149,6 @@ export class PgDriver implements SqlDriver {
         connectionTimeoutMillis: this.options.connectTimeoutMs,
         keepAlive: true,
       });
-      this.open.add(c);
-      c.once('end', () => this.open.delete(c));
       const lost = () => {
         c.removeAllListeners('notification');
         if (client === c) client = undefined;
@@ -165,6 +163,8 @@ export class PgDriver implements SqlDriver {
         if (n.payload !== this.sender) onNotify(n.payload ?? '');
       });
       await c.connect();
+      this.open.add(c);
+      c.once('end', () => this.open.delete(c));
       await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       if (stopped) return endWithin(c, END_WAIT_MS);
       client = c;
