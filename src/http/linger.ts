@@ -5,7 +5,7 @@ import { Socket } from 'node:net';
  * The longest a connection closed after its answer goes on taking in the rest of a request body nobody reads
  * (nginx's `lingering_close` does the same, for up to 5 s between reads).
  */
-export const LINGER_MS = 5_000;
+const LINGER_MS = 5_000;
 
 const requestOf = Symbol('request on this connection');
 type Tracked = Socket & { [requestOf]?: IncomingMessage };

@@ -228,47 +228,51 @@ test('a flood of 500 idle connections (250 after a keep-alive request, 250 silen
   }
 });
 
-test('a client still sending a body over the limit reads the whole 413, never a reset', async () => {
-  // The answer comes while the client is still sending. Closing the connection at once made the kernel reset it when
-  // more bytes came, and the reset often destroyed the 413 before the client read it (a broken pipe, no answer).
-  const body = JSON.stringify({ name: 'x', description: 'a'.repeat(5_000_000) });
-  const statuses: (number | string)[] = [];
-  for (let i = 0; i < 6; i++) {
-    try {
-      const res = await fetch(`${base}/api/projects`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      statuses.push(((await res.json()) as { error?: { code: string } }).error?.code ?? res.status);
-    } catch (err) {
-      statuses.push(String((err as { cause?: { code?: string } }).cause?.code ?? err));
+test(
+  'a client still sending a body over the limit reads the whole 413, never a reset',
+  { timeout: 30_000 },
+  async () => {
+    // The answer comes while the client is still sending. Closing the connection at once made the kernel reset it when
+    // more bytes came, and the reset often destroyed the 413 before the client read it (a broken pipe, no answer).
+    const body = JSON.stringify({ name: 'x', description: 'a'.repeat(5_000_000) });
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 6; i++) {
+      try {
+        const res = await fetch(`${base}/api/projects`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        statuses.push(((await res.json()) as { error?: { code: string } }).error?.code ?? res.status);
+      } catch (err) {
+        statuses.push(String((err as { cause?: { code?: string } }).cause?.code ?? err));
+      }
     }
-  }
-  assert.deepEqual(statuses, Array(6).fill('PAYLOAD_TOO_LARGE'));
+    assert.deepEqual(statuses, Array(6).fill('PAYLOAD_TOO_LARGE'));
 
-  // A bare socket that goes on writing after the answer reads the answer, then the end of the connection: the
-  // service reads and drops what still comes, then closes its side.
-  const socket = await openSocket(port);
-  let received = '';
-  socket.setEncoding('latin1').on('data', (d: string) => (received += d));
-  const ended = new Promise<string>((resolve) => {
-    socket.once('end', () => resolve('end'));
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
-  });
-  let writing = true;
-  void ended.then(() => (writing = false));
-  socket.write('POST /api/projects HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n');
-  socket.write('content-length: 50000000\r\n\r\n');
-  const chunk = Buffer.alloc(64 * 1024, 'a');
-  while (writing) {
-    if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), ended]);
-  }
-  assert.equal(await ended, 'end');
-  socket.destroy();
-  assert.equal(parseResponse(received).status, 413);
-  assert.equal(JSON.parse(parseResponse(received).body).error.code, 'PAYLOAD_TOO_LARGE');
-});
+    // A bare socket that goes on writing after the answer reads the answer, then the end of the connection: the
+    // service reads and drops what still comes, then closes its side.
+    const socket = await openSocket(port);
+    let received = '';
+    socket.setEncoding('latin1').on('data', (d: string) => (received += d));
+    const ended = new Promise<string>((resolve) => {
+      socket.once('end', () => resolve('end'));
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(String(err.code)));
+    });
+    let writing = true;
+    void ended.then(() => (writing = false));
+    socket.write('POST /api/projects HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n');
+    socket.write('content-length: 50000000\r\n\r\n');
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    while (writing) {
+      if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), ended]);
+    }
+    assert.equal(await ended, 'end');
+    socket.destroy();
+    assert.equal(parseResponse(received).status, 413);
+    assert.equal(JSON.parse(parseResponse(received).body).error.code, 'PAYLOAD_TOO_LARGE');
+  },
+);
 
 test('nothing above was logged as a server error', () => {
   const lines = server
