@@ -4,18 +4,23 @@
  * and the files with the most self time.
  *
  *   npx tsx bench/profile.ts --route 'POST /api/tasks' --duration 10 [--top 30] [--env LOG_LEVEL=warn]
+ *   npx tsx bench/profile.ts --route 'POST /api/tasks' --store postgres --webhook   (a fresh database; one webhook
+ *     to every event, answered 204 at once by a receiver in this process, the seeded webhooks switched off)
  *   npx tsx bench/profile.ts --file bench/results/profile-…/CPU….cpuprofile     (summarize one again)
  *
  * Build first (`npm run build`). The profile stays in bench/results/ (*.cpuprofile, ignored by git).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serviceSpec } from './lib/fleet.ts';
 import { measure } from './lib/load.ts';
 import { summarizeProfile } from './lib/profile-summary.ts';
 import { ROUTES } from './lib/routes.ts';
-import { pinSelf, start, stop } from './lib/servers.ts';
+import { HOST, pinSelf, start, stop } from './lib/servers.ts';
+import { freePort } from './lib/fleet.ts';
+import { SEEDED, call } from './lib/webhooks.ts';
 
 const { values: a } = parseArgs({
   options: {
@@ -24,6 +29,9 @@ const { values: a } = parseArgs({
     connections: { type: 'string', default: '50' },
     top: { type: 'string', default: '30' },
     env: { type: 'string', multiple: true, default: [] },
+    store: { type: 'string', default: 'memory' },
+    /** One webhook to every event, its receiver answering 204 at once; the seeded webhooks switched off. */
+    webhook: { type: 'boolean', default: false },
     /** Only summarize this existing profile. */
     file: { type: 'string' },
   },
@@ -38,7 +46,26 @@ if (!route) throw new Error(`no route '${a.route}'; one of: ${ROUTES.map((r) => 
 console.log(pinSelf());
 const dir = join('bench/results', `profile-${Date.now()}`);
 const env = Object.fromEntries(a.env!.map((kv) => kv.split('=', 2) as [string, string]));
+if (a.store !== 'memory' && a.store !== 'postgres') throw new Error(`--store is memory or postgres, not ${a.store}`);
+const pg = a.store === 'postgres' ? await import('./lib/pg.ts') : undefined;
+const db = pg ? await pg.freshDatabase() : undefined;
+if (db) env.DATABASE_URL = db.url;
+if (a.webhook) env.WEBHOOK_ALLOW_PRIVATE = 'true';
 const server = await start(await serviceSpec(env, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]));
+let received = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received++;
+    res.writeHead(204).end();
+  });
+});
+if (a.webhook) {
+  const port = await freePort();
+  await new Promise<void>((resolve) => receiver.listen(port, HOST, resolve));
+  for (const id of SEEDED) await call(server, 'PATCH', `/api/webhooks/${id}`, { active: false });
+  await call(server, 'POST', '/api/webhooks', { url: `http://${HOST}:${port}/hook`, events: ['*'] });
+}
 const connections = Number(a.connections);
 if (route.prepare) {
   for (let n = 0; n < route.prepare.count; n++) {
@@ -51,8 +78,14 @@ if (route.prepare) {
 }
 await measure(server.url, route.targets.service, { connections, seconds: 2 }); // warm-up
 const m = await measure(server.url, route.targets.service, { connections, seconds: Number(a.duration) });
-console.log(`${route.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms (while profiling)`);
+const deliveries = a.webhook ? `, ${received} deliveries received in all` : '';
+console.log(
+  `${route.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms (while profiling)${deliveries}`,
+);
 await stop(server);
+receiver.closeAllConnections();
+receiver.close();
+await pg?.dropAll(); // the copy and its template
 
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error(`no profile written in ${dir}`);

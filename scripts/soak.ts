@@ -4,6 +4,9 @@
  *
  *   npm run soak                         # 10 minutes
  *   npm run soak -- --minutes 2          # or --seconds 90; --concurrency 32; --out soak.json
+ *   npm run soak -- --store postgres     # on a PostgreSQL server: a database of its own, dropped at the end
+ *                                        # (--database-url, default postgres://postgres@127.0.0.1:5432/postgres)
+ *   npm run soak -- --store embedded     # DATA_DIR in a temporary folder, removed at the end
  *
  * Traffic: reads of every resource (lists with filters, records, conditional GETs answered 304, the activity log,
  * delivery logs), full lifecycles (create a project, tasks, comments, time entries, a milestone reached, updates,
@@ -20,14 +23,19 @@
  * every 10 s, heap used after a full GC every 30 s. The last 20 % of the run sends only traffic that stores nothing
  * (reads, notification create+delete, pings): its heap after GC must be flat. During the mixed phase, the only data
  * that stays is the activity log (append-only by design); the heap may grow by what its entries cost, which is
- * measured separately in this process on copies of real entries (scripts run with --expose-gc).
+ * measured separately in this process on copies of real entries (scripts run with --expose-gc). On a durable store
+ * nothing the traffic stores stays in the process: its heap after GC must stay flat in both phases, and the delivery
+ * log keeps every attempt (by age, not by count). On PostgreSQL the service's connections must stay within its pools.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { Pool, WebSocket } from 'undici';
 import { MemoryActivityLog } from '../src/store/memory/activity-log.ts';
 import type { ActivityEntry } from '../src/resources/activity-log/schema.ts';
@@ -38,13 +46,17 @@ const { values: flags } = parseArgs({
     seconds: { type: 'string' },
     concurrency: { type: 'string', default: '32' },
     out: { type: 'string' },
+    store: { type: 'string', default: 'memory' },
+    'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
+const STORE = flags.store!;
 const DURATION_S = flags.seconds ? Number(flags.seconds) : Number(flags.minutes ?? 10) * 60;
 const CONCURRENCY = Number(flags.concurrency);
-if (!(DURATION_S >= 20) || !(CONCURRENCY >= 1)) {
+if (!(DURATION_S >= 20) || !(CONCURRENCY >= 1) || !['memory', 'embedded', 'postgres'].includes(STORE)) {
   process.stderr.write(
-    'usage: npm run soak -- [--minutes N | --seconds N (>= 20)] [--concurrency N] [--out file.json]\n',
+    'usage: npm run soak -- [--minutes N | --seconds N (>= 20)] [--concurrency N] [--out file.json]\n' +
+      '       [--store memory | embedded | postgres [--database-url postgres://…/postgres]]\n',
   );
   process.exit(2);
 }
@@ -55,6 +67,47 @@ const MIXED_S = Math.max(10, Math.round((DURATION_S * 0.8) / 10) * 10);
 const WARMUP_S = Math.min(60, Math.round(MIXED_S * 0.2));
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ------------------------------------------------------------------------------------------------ the store
+
+/** Connections the service may hold on PostgreSQL: its requests' pool (`DB_POOL_SIZE`, 10) and four of its own. */
+const MAX_DB_CONNECTIONS = 10 + 4;
+
+/** The store the service runs on: its settings, its connections (PostgreSQL), and how to remove it afterwards. */
+interface StoreUnderTest {
+  env: Record<string, string>;
+  connections?: () => Promise<number>;
+  remove: () => Promise<void>;
+}
+
+async function storeUnderTest(): Promise<StoreUnderTest> {
+  if (STORE === 'embedded') {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-soak-'));
+    return { env: { DATA_DIR: join(dir, 'data') }, remove: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  if (STORE === 'postgres') {
+    const name = `pm_soak_${process.pid}`;
+    const admin = async (sql: string, params: unknown[] = []) => {
+      const client = new pg.Client({ connectionString: flags['database-url'] });
+      await client.connect();
+      try {
+        return (await client.query<{ n: number }>(sql, params)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(flags['database-url']!);
+    url.pathname = `/${name}`;
+    return {
+      env: { DATABASE_URL: url.href },
+      connections: async () =>
+        (await admin('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]))[0]!.n,
+      remove: async () => void (await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    };
+  }
+  return { env: {}, remove: async () => {} };
+}
 
 // ------------------------------------------------------------------------------------------------ receivers
 
@@ -96,15 +149,17 @@ interface Service {
   exited: Promise<number | null>;
 }
 
-async function startService(): Promise<Service> {
+async function startService(storeEnv: Record<string, string>): Promise<Service> {
   const port = await freePort();
+  const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
   const child = spawn(
     process.execPath,
     ['--expose-gc', '--inspect=127.0.0.1:0', '--import', 'tsx', 'src/server.ts', '--port', String(port)],
     {
       cwd: root,
       env: {
-        ...process.env,
+        ...inherited,
+        ...storeEnv,
         LOG_LEVEL: 'warn',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_RETRY_SCHEDULE: '200ms,1s,2s',
@@ -328,7 +383,8 @@ async function read(): Promise<void> {
     ]);
     await call('read-activity', 'GET', `/api/activity-log?${q}`, [200]);
   } else {
-    await call('read-deliveries', 'GET', `/api/webhooks/${pick(webhookIds)}/deliveries`, [200]);
+    // The newest 100 attempts, as a client pages them: a durable store keeps every attempt for days.
+    await call('read-deliveries', 'GET', `/api/webhooks/${pick(webhookIds)}/deliveries?limit=100`, [200]);
   }
 }
 
@@ -470,6 +526,8 @@ interface Sample {
   heapAfterGc?: number;
   activity?: number;
   records?: number;
+  /** The service's connections to its database (PostgreSQL). */
+  dbConnections?: number;
 }
 
 async function storeSizes(): Promise<{ activity: number; records: number }> {
@@ -539,7 +597,11 @@ function slope(points: [number, number][]): number {
 // ------------------------------------------------------------------------------------------------ the run
 
 const receivers = await Promise.all((['ok', 'slow', 'failing', 'hang'] as const).map(receiver));
-const service = await startService();
+const store = await storeUnderTest();
+const service = await startService(store.env).catch(async (error: unknown) => {
+  await store.remove();
+  throw error;
+});
 const inspector = new Inspector();
 await inspector.connect(service.inspectorUrl);
 pool = new Pool(service.base, { connections: CONCURRENCY, pipelining: 1 });
@@ -606,6 +668,7 @@ const sampler = (async () => {
       heapUsed: heap.heapUsed,
       heapTotal: heap.heapTotal,
       external: heap.external,
+      ...(store.connections ? { dbConnections: await store.connections() } : {}),
     };
     if (doGc) {
       disturbed.add(i); // the pause delays requests of the next window (index i)
@@ -632,12 +695,12 @@ const elapsedS = (performance.now() - runStart) / 1_000;
 // The end state: every record the traffic created is gone again; the queue is at its bound or below.
 const final = await storeSizes();
 const deliveriesKept = await Promise.all(
-  webhookIds.map(
-    async (id) =>
-      ((await (await fetch(`${service.base}/api/webhooks/${id}/deliveries`)).json()) as { count: number }).count,
+  webhookIds.map(async (id) =>
+    Number((await fetch(`${service.base}/api/webhooks/${id}/deliveries?limit=1`)).headers.get('x-total-count')),
   ),
 );
-const entryCost = await activityEntryCost();
+// What an activity entry costs in memory: only the memory store keeps them in the process.
+const entryCost = STORE === 'memory' ? await activityEntryCost() : undefined;
 await pool.close();
 inspector.close();
 
@@ -646,6 +709,7 @@ service.child.kill('SIGTERM');
 const exitCode = await Promise.race([service.exited, sleep(15_000).then(() => 'timeout' as const)]);
 const stopMs = performance.now() - stopAt;
 if (exitCode === 'timeout') service.child.kill('SIGKILL');
+await store.remove();
 for (const r of receivers) {
   r.server.closeAllConnections();
   r.server.close();
@@ -678,17 +742,27 @@ const undisturbedP99 = stats.windows
     ),
   );
 
+// On a durable store the traffic's records, activity entries and delivery attempts are in the database: the heap
+// after GC may not grow while the traffic stores either (the first steady sample against the last of the phase).
+const steadySpan = steady.length > 1 ? steady[steady.length - 1]!.heapAfterGc! - steady[0]!.heapAfterGc! : NaN;
+const dbConnections = samples.flatMap((s) => (s.dbConnections === undefined ? [] : [s.dbConnections]));
 const checks = {
   noUnexpectedAnswers: stats.errorCount === 0,
   recordsBackToStart: final.records === initial.records,
-  deliveryLogBounded: deliveriesKept.every((n) => n <= 100),
   heapFlatWhenNothingIsStored: !(quietSpan > 5 * 1_048_576),
-  heapGrowthExplainedByActivityEntries:
-    entryCost === undefined || Number.isNaN(perEntry) || perEntry <= 2 * entryCost + 256,
+  ...(STORE === 'memory'
+    ? {
+        deliveryLogBounded: deliveriesKept.every((n) => n <= 100),
+        heapGrowthExplainedByActivityEntries:
+          entryCost === undefined || Number.isNaN(perEntry) || perEntry <= 2 * entryCost + 256,
+      }
+    : { heapFlatWhileStoring: !(steadySpan > 16 * 1_048_576) }),
+  ...(STORE === 'postgres' ? { connectionsWithinPools: Math.max(...dbConnections) <= MAX_DB_CONNECTIONS } : {}),
   cleanShutdown: exitCode === 0,
 };
 
 const result = {
+  store: STORE,
   durationS: Math.round(elapsedS),
   concurrency: CONCURRENCY,
   requests: stats.total,
@@ -704,7 +778,7 @@ const result = {
   byStatus: Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b)),
   unexpectedAnswers: stats.errorCount,
   firstUnexpected: stats.errors,
-  store: { initial, final },
+  records: { initial, final },
   deliveriesKeptPerWebhook: deliveriesKept,
   receiverCalls: Object.fromEntries(receivers.map((r) => [r.url.split('/').pop(), r.count()])),
   memory: {
@@ -719,7 +793,11 @@ const result = {
     heapBytesPerStoredActivityEntry: Math.round(perEntry),
     activityEntryCostInIsolation: entryCost === undefined ? null : Math.round(entryCost),
     storeNothingPhase: { heapChangeMB: mb(quietSpan), slopeMBPerMinute: (quietSlopePerMin / 1_048_576).toFixed(2) },
+    steadyMixedPhase: { heapChangeMB: mb(steadySpan) },
   },
+  ...(dbConnections.length > 0
+    ? { dbConnections: { max: Math.max(...dbConnections), bound: MAX_DB_CONNECTIONS } }
+    : {}),
   serverLog: service.logLines(),
   shutdown: { exitCode, ms: Math.round(stopMs) },
   checks,
