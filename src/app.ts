@@ -53,6 +53,8 @@ export interface AppDeps {
   events?: EventBus;
   /** Makes the webhook dispatcher from its settings; default: `new WebhookDispatcher(options)`. */
   makeDispatcher?: (options: DispatcherOptions) => WebhookDispatcher;
+  /** How many records an unpaged list reads at a time; default: the store's (`Store.listPart`). */
+  listPart?: number;
 }
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
@@ -106,6 +108,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+
+  app.decorate('listPart', deps.listPart ?? (store as Store).listPart ?? null);
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => {

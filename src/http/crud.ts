@@ -14,7 +14,7 @@ import {
 } from '../schemas/common.ts';
 import type { ListQuery, Page } from '../store/types.ts';
 import { contextOf } from './context.ts';
-import { listQuery, NextCursor, PAGE_HEADERS, pageOf, readList, sendPage } from './list.ts';
+import { listQuery, NextCursor, PAGE_HEADERS, readList, sendList } from './list.ts';
 import type { ListSpec } from './list.ts';
 import { Query } from '../schemas/common.ts';
 import { Type } from 'typebox';
@@ -79,10 +79,16 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
     // Only a validated query filters: its schema has removed every parameter it does not declare.
     handler: async (request, reply) => {
       const list = readList(request.query, base, spec.list, path);
-      const page = await pageOf(() => service.page(list.conditions, list.query));
-      const records = page.items as Record<string, unknown>[];
-      const data = listItem ? records.map((r) => listItem.from(r as never)) : records;
-      return sendPage(request, reply, list, page, { data, count: data.length });
+      return sendList(
+        request,
+        reply,
+        list,
+        (cut) => service.page(list.conditions, { ...list.query, ...cut }),
+        (records, count) => ({
+          data: (listItem ? records.map((r) => listItem.from(r as never)) : records) as Record<string, unknown>[],
+          count,
+        }),
+      );
     },
   });
 

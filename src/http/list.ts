@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Conditions } from '../core/resource-service.ts';
@@ -265,7 +266,7 @@ function readSort(value: string, spec: ListSpec, problems: ErrorDetail[]): SortK
 }
 
 /** Runs the store query of a list; a position the store cannot read is a bad `cursor`. */
-export async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
+async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
   try {
     return await run();
   } catch (error) {
@@ -278,7 +279,7 @@ export async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
  * The headers and envelope of a page: `X-Total-Count` always; `Link: <…>; rel="next"` (the request's path and
  * query, with the next cursor) when there is a next page; `nextCursor` in the body when the client pages.
  */
-export function sendPage<B extends object>(
+function sendPage<B extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
   list: Pick<Paging, 'paged' | 'digest'>,
@@ -297,6 +298,86 @@ function withCursor(url: string, cursor: string): string {
   params.set('cursor', cursor);
   return `${at < 0 ? url : url.slice(0, at)}?${params.toString()}`;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** How many records an unpaged list reads at a time (`Store.listPart`); null: all at once. */
+    listPart: number | null;
+  }
+}
+
+/** What a list reads besides its own query: where a page starts, how long it is, whether its total is wanted. */
+export type Cut = Pick<ListQuery<object>, 'after' | 'limit' | 'skipTotal'>;
+
+/**
+ * Answers a list. Paged (`limit` or `cursor`), or on a store that reads lists whole: the page `read` answers for the
+ * request's own cut, as `sendPage` sends it. Unpaged on a store that reads lists in parts (`listPart`): every match,
+ * in one answer, as the interface document asks, read a part at a time. When the first part holds every match (one
+ * statement: `X-Total-Count` and `count` agree), the answer is sent as any other; otherwise it is written as it is
+ * read, so the service holds at most two parts however many records match. `X-Total-Count` is then counted as the
+ * answer begins, and `count`, after `data`, is the records written: they differ only when records were added or
+ * removed during the walk. `envelope` makes the body of some records.
+ */
+export async function sendList<T, B extends object>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: Pick<ListRequest, 'paged' | 'digest' | 'query'>,
+  read: (cut: Cut) => Promise<Page<T>>,
+  envelope: (items: T[], count: number, total: number) => B,
+): Promise<B & { nextCursor?: string | null }> {
+  const part = request.server.listPart;
+  const ownCut = { after: list.query.after, limit: list.query.limit };
+  if (list.paged || part === null) {
+    const page = await pageOf(() => read(ownCut));
+    return sendPage(request, reply, list, page, envelope(page.items, page.items.length, page.total));
+  }
+  // A first part that holds every match needs no count: its length is the total.
+  const first = await read({ limit: part, skipTotal: true });
+  if (first.next === null) {
+    const whole = { ...first, total: first.items.length };
+    return sendPage(request, reply, list, whole, envelope(whole.items, whole.total, whole.total));
+  }
+  const { total } = await read({ limit: 1 }); // one record and the count of every match
+  // The envelope as the route's schema writes it, cut around its array: `{"data":[` items `],"count":…}`.
+  const text = (items: T[], count: number) =>
+    reply.serializeInput(envelope(items, count, total) as unknown as Record<string, unknown>, '200') as string;
+  const items = (some: T[]) => {
+    const body = text(some, some.length);
+    return body.slice(HEAD.length, body.lastIndexOf(TAIL));
+  };
+  const end = (count: number) => {
+    const body = text([], count);
+    return body.slice(body.lastIndexOf(TAIL));
+  };
+  if (!text([], 0).startsWith(HEAD)) throw new Error('a list envelope must begin with its `data`');
+  // Each part is asked for as the one before is written, so that reading and writing overlap: at most two parts are
+  // held. A part asked for is marked handled at once: the client may leave while it is under way.
+  const after = (next: Position | null) => {
+    if (next === null) return null;
+    const asked = read({ after: next, limit: part!, skipTotal: true });
+    asked.catch(() => {});
+    return asked;
+  };
+  async function* parts(): AsyncGenerator<string> {
+    let asked = after(first.next);
+    yield HEAD + items(first.items);
+    let written = first.items.length;
+    while (asked !== null) {
+      const page = await asked;
+      asked = after(page.next);
+      if (page.items.length > 0) yield `,${items(page.items)}`;
+      written += page.items.length;
+    }
+    yield end(written);
+  }
+  reply.header('x-total-count', String(total));
+  reply.type('application/json; charset=utf-8');
+  // The reply is a thenable that settles once the answer has been written: the handler returns it.
+  return reply.send(Readable.from(parts(), { objectMode: false })) as unknown as B;
+}
+
+const HEAD = '{"data":[';
+const TAIL = '],"count":';
 
 /** The headers of a collection's answer, for the document. */
 export const PAGE_HEADERS = {

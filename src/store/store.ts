@@ -50,6 +50,12 @@ export interface ChangeOptions {
 export interface Store extends Collections {
   /** Where the records live: `memory`, `embedded` (PostgreSQL in a folder) or `postgres` (a server). */
   readonly kind: 'memory' | 'embedded' | 'postgres';
+  /**
+   * How many records a list asked without `limit` reads at a time: its answer is then written as it is read, one
+   * part after the other, so that a list of millions of records is never held whole (the SQL stores). Absent: all
+   * at once (memory, whose records are in the process already).
+   */
+  readonly listPart?: number;
   /** Resolves when the store can serve now; rejects (`StoreUnavailableError`) while its database is unreachable. */
   ping(): Promise<void>;
   /**

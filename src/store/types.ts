@@ -101,6 +101,11 @@ export interface ListQuery<T> {
   readonly sort?: readonly SortKey[];
   readonly after?: Position;
   readonly limit?: number;
+  /**
+   * The caller has the total already (a later part of an unpaged answer): the store may leave it uncounted, and
+   * `total` is then the page's own length.
+   */
+  readonly skipTotal?: boolean;
 }
 
 /**
@@ -164,6 +169,8 @@ export interface ActivityQuery {
   search?: Search<Record<string, unknown>>;
   sort?: readonly SortKey[];
   after?: Position;
+  /** As `ListQuery.skipTotal`. */
+  skipTotal?: boolean;
 }
 
 export interface ActivityRecord extends Entity {

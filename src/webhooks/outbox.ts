@@ -51,6 +51,8 @@ export interface DeliveryQuery {
   limit?: number;
   /** Only attempts after this position of a previous page (`next` of a `Page`). */
   after?: Position;
+  /** As `ListQuery.skipTotal`. */
+  skipTotal?: boolean;
 }
 
 export interface ClaimRequest {

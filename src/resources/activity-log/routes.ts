@@ -2,7 +2,7 @@ import { contextOf } from '../../http/context.ts';
 import { sendRecord } from '../../http/etag.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
-import { pageOf, readList, sendPage } from '../../http/list.ts';
+import { readList, sendList } from '../../http/list.ts';
 import { ActivityCreate, ActivityEntry, ActivityList, ActivityListQuery, ActivityListSpec } from './schema.ts';
 import { ActivityQuery } from './schema.ts';
 import type { ActivityLogService } from './service.ts';
@@ -26,9 +26,13 @@ export function activityRoutes(app: TypedApp, service: ActivityLogService, { pat
     },
     handler: async (request, reply) => {
       const list = readList(request.query, ActivityQuery, ActivityListSpec, path);
-      const page = await pageOf(() => service.query(request.query, list));
-      const { items, total } = page;
-      return sendPage(request, reply, list, page, { data: items, count: items.length, total });
+      return sendList(
+        request,
+        reply,
+        list,
+        (cut) => service.query({ ...request.query, limit: cut.limit }, { ...list, query: { ...list.query, ...cut } }),
+        (data, count, total) => ({ data, count, total }),
+      );
     },
   });
 

@@ -40,6 +40,7 @@ export class ActivityLogService {
       search: list?.query.search as ActivityStoreQuery['search'],
       sort: list?.query.sort,
       after: list?.query.after,
+      skipTotal: list?.query.skipTotal,
     });
   }
 

@@ -12,9 +12,8 @@ import {
   PAGE_HEADERS,
   PageCursor,
   PageLimit,
-  pageOf,
   readList,
-  sendPage,
+  sendList,
   valuesMeetingAll,
   type ListSpec,
 } from '../../http/list.ts';
@@ -92,19 +91,22 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       const id = request.params.id;
       const list = readList(request.query, DeliveryQuery, DeliveryListSpec, `${path}/${id}/deliveries`);
       const { conditions, query } = list;
-      const page = await pageOf(() =>
-        deliveries.page(id, {
-          status: valuesMeetingAll(conditions, 'status') as DeliveryStatus[] | undefined,
-          eventType: valuesMeetingAll(conditions, 'eventType') as string[] | undefined,
-          since: asIso(q.since, true),
-          until: asIso(q.until),
-          createdAt: (query.filter as { createdAt?: Range } | undefined)?.createdAt,
-          sort: query.sort,
-          limit: query.limit,
-          after: query.after,
-        }),
+      return sendList(
+        request,
+        reply,
+        list,
+        (cut) =>
+          deliveries.page(id, {
+            status: valuesMeetingAll(conditions, 'status') as DeliveryStatus[] | undefined,
+            eventType: valuesMeetingAll(conditions, 'eventType') as string[] | undefined,
+            since: asIso(q.since, true),
+            until: asIso(q.until),
+            createdAt: (query.filter as { createdAt?: Range } | undefined)?.createdAt,
+            sort: query.sort,
+            ...cut,
+          }),
+        (data, count) => ({ data, count }),
       );
-      return sendPage(request, reply, list, page, { data: page.items, count: page.items.length });
     },
   });
 

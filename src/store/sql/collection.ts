@@ -255,7 +255,7 @@ export class SqlCollection<T extends Entity> implements Collection<T> {
         `SELECT ${this.sql.fields}, seq AS "@seq"${total} FROM ${name}${whereClause(where)} ` +
         `ORDER BY ${this.sql.orderBy(sort)}${limit}`,
       params,
-      everything
+      everything || q.skipTotal
         ? undefined
         : { text: totalText(name, whereClause(countWhere)), params: countParams, first: q.after === undefined },
     );
@@ -419,7 +419,9 @@ export class SqlActivityLog<T extends ActivityRecord> implements ActivityLog<T> 
           : `SELECT ${this.sql.fields}, seq AS "@seq"${total} FROM ${this.sql.table.name}${whereClause(where)} ` +
             `ORDER BY ${this.sql.orderBy(sort, true)}${limit}`,
       params,
-      { text: totalText(this.sql.table.name, clause), params: countParams, first: q.after === undefined },
+      q.skipTotal
+        ? undefined
+        : { text: totalText(this.sql.table.name, clause), params: countParams, first: q.after === undefined },
     );
     return pageOf(rows, q.limit === 0 ? undefined : q.limit, sort, total);
   }

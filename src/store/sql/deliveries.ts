@@ -321,7 +321,7 @@ export class SqlDeliveryLog implements DeliveryLog {
         `SELECT ${FIELDS}, seq::text AS "@seq"${total} FROM webhook_deliveries WHERE ${where.join(' AND ')}
           ORDER BY ${LOG.orderBy(sort, true)}${limit}`,
       params,
-      everything ? undefined : { text: counted, params: countParams, first: q.after === undefined },
+      everything || q.skipTotal ? undefined : { text: counted, params: countParams, first: q.after === undefined },
     );
     const more = q.limit !== undefined && rows.length > q.limit;
     if (more) rows.length = q.limit!;

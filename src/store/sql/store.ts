@@ -132,6 +132,13 @@ export class SqlStore implements Store {
     this.deliveries = c.deliveries;
   }
 
+  /**
+   * An unpaged list reads 5,000 records a statement: each part is a keyset page, which costs the same at any depth,
+   * and an answer holds at most two parts at a time (a few megabytes of tasks). Lists up to that size are answered
+   * whole, from one statement, as before.
+   */
+  readonly listPart = 5_000;
+
   get kind(): SqlDriver['kind'] {
     return this.driver.kind;
   }
