@@ -102,8 +102,8 @@ export interface ListQuery<T> {
   readonly after?: Position;
   readonly limit?: number;
   /**
-   * The caller has the total already (a later part of an unpaged answer): the store may leave it uncounted, and
-   * `total` is then the page's own length.
+   * The caller does not need the total (the parts of an unpaged answer, read one after the other): the store may
+   * leave it uncounted, and `total` is then the page's own length.
    */
   readonly skipTotal?: boolean;
 }
