@@ -260,6 +260,8 @@ requests with, so it cannot drift from what the service does.
 
 - **Envelopes.** One record \`{ "data": {…} }\`; a list \`{ "data": […], "count": n }\` (every match, in creation
   order; the activity log newest first, with \`total\`); a delete \`{ "data": { "id": "…", "deleted": true } }\`.
+  On \`DATA_DIR\` and \`DATABASE_URL\`, a list of more than 5,000 matches asked without \`limit\` is written as it is
+  read (chunked, without \`Content-Length\`), \`count\` after \`data\`.
 - **Bodies.** JSON objects. Fields a body schema does not list, read-only ones included (\`id\`, \`createdAt\`, …),
   are accepted and ignored: never stored or echoed. Values are taken as sent, never coerced.
 - **Errors.** Every 4xx/5xx body is \`{ "error": { "code", "message", "details"? } }\`
