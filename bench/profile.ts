@@ -18,7 +18,7 @@ import { serviceSpec } from './lib/fleet.ts';
 import { measure } from './lib/load.ts';
 import { summarizeProfile } from './lib/profile-summary.ts';
 import { ROUTES } from './lib/routes.ts';
-import { HOST, pinSelf, start, stop } from './lib/servers.ts';
+import { HOST, pinSelf, start, stop, type Running } from './lib/servers.ts';
 import { freePort } from './lib/fleet.ts';
 import { SEEDED, call } from './lib/webhooks.ts';
 
@@ -51,7 +51,6 @@ const pg = a.store === 'postgres' ? await import('./lib/pg.ts') : undefined;
 const db = pg ? await pg.freshDatabase() : undefined;
 if (db) env.DATABASE_URL = db.url;
 if (a.webhook) env.WEBHOOK_ALLOW_PRIVATE = 'true';
-const server = await start(await serviceSpec(env, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]));
 let received = 0;
 const receiver = createServer((req, res) => {
   req.resume();
@@ -60,32 +59,38 @@ const receiver = createServer((req, res) => {
     res.writeHead(204).end();
   });
 });
-if (a.webhook) {
-  const port = await freePort();
-  await new Promise<void>((resolve) => receiver.listen(port, HOST, resolve));
-  for (const id of SEEDED) await call(server, 'PATCH', `/api/webhooks/${id}`, { active: false });
-  await call(server, 'POST', '/api/webhooks', { url: `http://${HOST}:${port}/hook`, events: ['*'] });
-}
-const connections = Number(a.connections);
-if (route.prepare) {
-  for (let n = 0; n < route.prepare.count; n++) {
-    await fetch(server.url + route.prepare.path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(route.prepare.body!(n)),
-    });
+// Whatever happens, the server stops and the databases made for it go.
+let server: Running | undefined;
+try {
+  server = await start(await serviceSpec(env, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]));
+  if (a.webhook) {
+    const port = await freePort();
+    await new Promise<void>((resolve) => receiver.listen(port, HOST, resolve));
+    for (const id of SEEDED) await call(server, 'PATCH', `/api/webhooks/${id}`, { active: false });
+    await call(server, 'POST', '/api/webhooks', { url: `http://${HOST}:${port}/hook`, events: ['*'] });
   }
+  const connections = Number(a.connections);
+  if (route.prepare) {
+    for (let n = 0; n < route.prepare.count; n++) {
+      await fetch(server.url + route.prepare.path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(route.prepare.body!(n)),
+      });
+    }
+  }
+  await measure(server.url, route.targets.service, { connections, seconds: 2 }); // warm-up
+  const m = await measure(server.url, route.targets.service, { connections, seconds: Number(a.duration) });
+  const deliveries = a.webhook ? `, ${received} deliveries received in all` : '';
+  console.log(
+    `${route.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms (while profiling)${deliveries}`,
+  );
+} finally {
+  if (server) await stop(server);
+  receiver.closeAllConnections();
+  receiver.close();
+  await pg?.dropAll(); // the copy and its template
 }
-await measure(server.url, route.targets.service, { connections, seconds: 2 }); // warm-up
-const m = await measure(server.url, route.targets.service, { connections, seconds: Number(a.duration) });
-const deliveries = a.webhook ? `, ${received} deliveries received in all` : '';
-console.log(
-  `${route.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms (while profiling)${deliveries}`,
-);
-await stop(server);
-receiver.closeAllConnections();
-receiver.close();
-await pg?.dropAll(); // the copy and its template
 
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error(`no profile written in ${dir}`);

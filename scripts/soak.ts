@@ -35,7 +35,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Pool, WebSocket } from 'undici';
 import { MemoryActivityLog } from '../src/store/memory/activity-log.ts';
 import type { ActivityEntry } from '../src/resources/activity-log/schema.ts';
@@ -71,7 +70,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 // ------------------------------------------------------------------------------------------------ the store
 
 /** Connections the service may hold on PostgreSQL: its requests' pool (`DB_POOL_SIZE`, 10) and four of its own. */
-const MAX_DB_CONNECTIONS = 10 + 4;
+const MAX_DB_CONNECTIONS = Number(process.env.DB_POOL_SIZE ?? 10) + 4;
 
 /** The store the service runs on: its settings, its connections (PostgreSQL), and how to remove it afterwards. */
 interface StoreUnderTest {
@@ -86,24 +85,18 @@ async function storeUnderTest(): Promise<StoreUnderTest> {
     return { env: { DATA_DIR: join(dir, 'data') }, remove: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   if (STORE === 'postgres') {
-    const name = `pm_soak_${process.pid}`;
-    const admin = async (sql: string, params: unknown[] = []) => {
-      const client = new pg.Client({ connectionString: flags['database-url'] });
-      await client.connect();
-      try {
-        return (await client.query<{ n: number }>(sql, params)).rows;
-      } finally {
-        await client.end();
-      }
-    };
-    await admin(`CREATE DATABASE ${name}`);
-    const url = new URL(flags['database-url']!);
-    url.pathname = `/${name}`;
+    // The benches' databases: made on the server `BENCH_PG_URL` names, which the module reads once, at its import.
+    process.env.BENCH_PG_URL = flags['database-url'];
+    const { admin, dropDatabase, emptyDatabase } = await import('../bench/lib/pg.ts');
+    const db = await emptyDatabase();
     return {
-      env: { DATABASE_URL: url.href },
-      connections: async () =>
-        (await admin('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]))[0]!.n,
-      remove: async () => void (await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+      env: { DATABASE_URL: db.url },
+      connections: () =>
+        admin(async (c) => {
+          const sql = 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1';
+          return (await c.query<{ n: number }>(sql, [db.name])).rows[0]!.n;
+        }),
+      remove: () => dropDatabase(db.name),
     };
   }
   return { env: {}, remove: async () => {} };

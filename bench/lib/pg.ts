@@ -19,7 +19,8 @@ const prefix = `pm_bench_${process.pid}`;
 const made = new Set<string>();
 let counter = 0;
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `run` on a connection to the server's `postgres` database (CREATE, DROP, pg_stat_activity). */
+export async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: dbUrl('postgres') });
   await client.connect();
   try {

@@ -58,6 +58,11 @@ test('an unpaged list read in parts answers every match in order, as one read do
     assert.equal(parts.headers['content-length'], undefined, url);
     assert.equal(parts.headers.link, undefined, url);
   }
+  // HEAD: the headers of the chunked answer, no body.
+  const head = await api.request({ method: 'HEAD', url: '/api/tasks' });
+  assert.equal(head.status, 200);
+  assert.equal(head.text, '');
+  assert.equal(head.headers['x-total-count'], (await api.get('/api/tasks')).headers['x-total-count']);
 });
 
 test('an unpaged list that one part holds is answered whole, with its length', async (t) => {
