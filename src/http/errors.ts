@@ -3,7 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, codesOf, validationError } from '../errors.ts';
-import { ConstraintViolationError, StoreUnavailableError } from '../store/errors.ts';
+import { ConstraintViolationError, StoreUnavailableError, type UnavailableReason } from '../store/errors.ts';
 import { CORS_ORIGIN } from './cors.ts';
 import { redactUrl } from './logging.ts';
 import { toDetails } from './validation.ts';
@@ -33,11 +33,18 @@ const RETRY_AFTER_S = '1';
  */
 function storeErrorOf(error: unknown): AppError | undefined {
   if (error instanceof StoreUnavailableError) {
-    return new AppError('SERVICE_UNAVAILABLE', undefined, undefined, { 'retry-after': RETRY_AFTER_S });
+    return new AppError('SERVICE_UNAVAILABLE', UNAVAILABLE[error.reason], undefined, { 'retry-after': RETRY_AFTER_S });
   }
   if (!(error instanceof ConstraintViolationError)) return undefined;
   return validationError([{ field: error.field ?? 'body', message: REFUSALS[error.kind] }]);
 }
+
+/** What a 503 tells the client, by why the database could not answer (the catalogue's message when unreachable). */
+const UNAVAILABLE: Record<UnavailableReason, string | undefined> = {
+  unreachable: undefined,
+  timeout: 'The database did not answer in time; try again shortly',
+  contention: 'The write kept colliding with concurrent changes to the same records; try again shortly',
+};
 
 const REFUSALS: Record<ConstraintViolationError['kind'], string> = {
   reference: 'names a record that does not exist',

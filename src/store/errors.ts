@@ -4,9 +4,20 @@
  * no reason to throw either.
  */
 
+/**
+ * Why the database could not answer: `unreachable`, the connection is lost, refused or not answering, or the server
+ * is going away; `timeout`, a statement ran past the statement timeout or waited past the lock timeout; `contention`,
+ * the write kept colliding with concurrent writes after every retry. Each is worth trying again later.
+ */
+export type UnavailableReason = 'unreachable' | 'timeout' | 'contention';
+
 /** The database cannot be reached or cannot answer now (connection lost or refused, a timeout): try again later. */
 export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    readonly reason: UnavailableReason = 'unreachable',
+  ) {
     super(message, options);
     this.name = 'StoreUnavailableError';
   }

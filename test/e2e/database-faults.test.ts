@@ -41,7 +41,8 @@ async function allUnavailable(api: Api, what: string): Promise<void> {
     timed(api.post('/api/projects', { name: 'While the database is away' })),
   ]);
   for (const { res, ms } of answers) {
-    assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    const e = assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.equal(e.message, 'The database is unavailable; try again shortly', what);
     assert.ok(ms < BOUND_MS, `${what}: answered after ${ms} ms`);
   }
 }
@@ -107,6 +108,41 @@ test(
     const after = await api.post('/api/projects', { name: 'After the outage' });
     assert.equal(after.status, 201);
     assert.equal((await api.get('/api/projects')).body.data.length, 7, 'the 5 sample projects and the 2 created');
+  },
+);
+
+test(
+  'a statement held past DB_STATEMENT_TIMEOUT_MS: 503 saying the database did not answer in time',
+  { skip },
+  async (t) => {
+    if (!('server' in found)) return;
+    const server = found.server;
+    const url = await server.database();
+    // Another session holds the projects table: the service's read waits for it until its statement timeout. It is
+    // ended before its database is dropped (the drop would end its session under it), also when an assertion fails.
+    const admin = new pg.Client({ connectionString: url });
+    let ended = false;
+    const end = async () => {
+      if (!ended) await admin.end();
+      ended = true;
+    };
+    t.after(end);
+    t.after(() => server.dropAll());
+    const api = await serviceOn(url, t);
+    assert.equal((await api.get('/api/projects')).status, 200);
+    await admin.connect();
+    await admin.query('BEGIN');
+    await admin.query('LOCK TABLE projects IN ACCESS EXCLUSIVE MODE');
+    const { res, ms } = await timed(api.get('/api/projects'));
+    const e = assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.equal(e.message, 'The database did not answer in time; try again shortly');
+    assert.equal(res.headers['retry-after'], '1');
+    assert.ok(ms >= STATEMENT_MS - 50 && ms < BOUND_MS, `answered after ${ms} ms`);
+    // The database itself answers: readiness says so, and the read goes through once the lock is gone.
+    assert.equal((await api.get('/api/health/ready')).status, 200);
+    await admin.query('ROLLBACK');
+    await end();
+    assert.equal((await api.get('/api/projects')).status, 200);
   },
 );
 
@@ -177,6 +213,7 @@ test('DB_STATEMENT_TIMEOUT_MS cancels a longer statement; DB_POOL_SIZE caps the 
   const error = await store.driver.query('SELECT pg_sleep(5)').catch((e: unknown) => e);
   assert.ok(error instanceof StoreUnavailableError, String(error));
   assert.equal((error.cause as { code?: string }).code, '57014', 'cancelled by the server: statement_timeout');
+  assert.equal(error.reason, 'timeout');
   assert.ok(Date.now() - started < 2_000);
 
   const name = new URL(url).pathname.slice(1);

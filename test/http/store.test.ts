@@ -47,6 +47,25 @@ test('a store that cannot reach its database: ready and every request answer 503
   assert.equal((await api.get('/api/health')).status, 200);
 });
 
+test('a 503 says why the database could not answer: unreachable, too slow, or writes that kept colliding', async (t) => {
+  const store = new MemoryStore();
+  const { api } = await testApp(t, { store });
+  const messages = new Map<string, string>();
+  for (const reason of ['unreachable', 'timeout', 'contention'] as const) {
+    store.transaction = async () => {
+      throw new StoreUnavailableError(`the cause (${reason})`, undefined, reason);
+    };
+    const res = await api.post('/api/projects', { name: 'Refused' });
+    const e = assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.equal(res.headers['retry-after'], '1');
+    assert.doesNotMatch(e.message, /cause/, 'the cause stays in the log');
+    messages.set(reason, e.message);
+  }
+  assert.equal(messages.get('unreachable'), 'The database is unavailable; try again shortly');
+  assert.equal(messages.get('timeout'), 'The database did not answer in time; try again shortly');
+  assert.match(messages.get('contention')!, /colliding with concurrent changes/);
+});
+
 test('a write the schema refused: 400 naming the field (a missing reference, a taken key), never 500', async (t) => {
   const store = new MemoryStore();
   const { api } = await testApp(t, { store });
@@ -82,6 +101,20 @@ test("the SQL drivers' errors are translated: connection failures, timeouts and 
     const translated = translateError(e);
     assert.ok(translated instanceof StoreUnavailableError, e.message);
     assert.equal(translated.cause, e);
+  }
+  // Why, for the answer and the log line: a cut connection, a statement or lock past its timeout, a collision.
+  const reasons = [
+    [socket, 'unreachable', /^the database is unavailable: /],
+    [pgError('57P01'), 'unreachable', /^the database is unavailable: /],
+    [pgError('57014'), 'timeout', /^the database did not answer in time: /],
+    [pgError('55P03'), 'timeout', /^the database did not answer in time: /],
+    [pgError('40001'), 'contention', /^the write kept colliding with concurrent writes: /],
+    [pgError('40P01'), 'contention', /^the write kept colliding with concurrent writes: /],
+  ] as const;
+  for (const [e, reason, message] of reasons) {
+    const translated = translateError(e) as StoreUnavailableError;
+    assert.equal(translated.reason, reason, e.message);
+    assert.match(translated.message, message);
   }
   const fk = translateError(
     pgError('23503', { detail: 'Key (project_id)=(proj_x) is not present in table "projects".' }),

@@ -1,4 +1,4 @@
-import { ConstraintViolationError, StoreUnavailableError } from '../errors.ts';
+import { ConstraintViolationError, StoreUnavailableError, type UnavailableReason } from '../errors.ts';
 
 /**
  * The little the SQL store needs of a database: run a statement with positional parameters (`$1`, …) and get
@@ -61,11 +61,28 @@ const SOCKET_ERRORS = new Set([
   'EHOSTDOWN',
 ]);
 /**
- * SQLSTATEs of a database that cannot answer now: class 08 (connection), the server shutting down or ending the
- * session (57P01–57P03), too many connections, the database missing (renamed or dropped under a running service),
- * a statement or lock timeout, and a serialization failure or deadlock (the same request may succeed again).
+ * SQLSTATEs of a database that cannot answer now, by why: the server shutting down or ending the session
+ * (57P01–57P03), too many connections, the database missing (renamed or dropped under a running service), as
+ * class 08 (connection) is; a statement cancelled by its timeout or a lock not had in time; a serialization failure
+ * or deadlock (the same request may succeed again).
  */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '57014', '55P03', '40001', '40P01']);
+const UNAVAILABLE_STATES: Record<string, UnavailableReason> = {
+  '57P01': 'unreachable',
+  '57P02': 'unreachable',
+  '57P03': 'unreachable',
+  '53300': 'unreachable',
+  '3D000': 'unreachable',
+  '57014': 'timeout',
+  '55P03': 'timeout',
+  '40001': 'contention',
+  '40P01': 'contention',
+};
+/** The start of a translated error's message, by reason: the log line of a 503 says which it was. */
+const UNAVAILABLE_MESSAGES: Record<UnavailableReason, string> = {
+  unreachable: 'the database is unavailable',
+  timeout: 'the database did not answer in time',
+  contention: 'the write kept colliding with concurrent writes',
+};
 /** node-postgres' own messages for a connection that is gone, never came, or did not answer in time. */
 const CONNECTION_MESSAGES =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|not queryable|Client was closed|after calling end on the pool/i;
@@ -92,11 +109,16 @@ export function translateError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof StoreUnavailableError) return error;
   const e = error as Error & { code?: unknown; column?: string; detail?: string; constraint?: string };
   const code = typeof e.code === 'string' ? e.code : undefined;
-  if (
-    (code !== undefined && (SOCKET_ERRORS.has(code) || code.startsWith('08') || UNAVAILABLE_STATES.has(code))) ||
-    (code === undefined && CONNECTION_MESSAGES.test(e.message))
-  ) {
-    return new StoreUnavailableError(`the database is unavailable: ${e.message}`, { cause: error });
+  const reason =
+    code === undefined
+      ? CONNECTION_MESSAGES.test(e.message)
+        ? 'unreachable'
+        : undefined
+      : SOCKET_ERRORS.has(code) || code.startsWith('08')
+        ? 'unreachable'
+        : UNAVAILABLE_STATES[code];
+  if (reason !== undefined) {
+    return new StoreUnavailableError(`${UNAVAILABLE_MESSAGES[reason]}: ${e.message}`, { cause: error }, reason);
   }
   const kind = code === undefined ? undefined : CONSTRAINT_STATES[code];
   if (kind !== undefined) {
@@ -107,17 +129,13 @@ export function translateError(error: unknown): unknown {
   return error;
 }
 
-/** SQLSTATEs of a transaction that conflicted with another and was rolled back: run again, it may succeed. */
-const CONFLICT_STATES = new Set(['40001', '40P01']);
-
 /**
- * Whether `error` (as `translateError` reports it) is a serialization failure or a deadlock: the transaction was
- * rolled back because of a concurrent one, and running it again is the documented remedy.
+ * Whether `error` (as `translateError` reports it, or as the driver threw it) is a serialization failure or a
+ * deadlock: the transaction was rolled back because of a concurrent one, and running it again is the documented remedy.
  */
 export function isConflict(error: unknown): boolean {
-  const cause = error instanceof StoreUnavailableError ? error.cause : error;
-  const code = (cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && CONFLICT_STATES.has(code);
+  const translated = translateError(error);
+  return translated instanceof StoreUnavailableError && translated.reason === 'contention';
 }
 
 /** `translateError` as a rejection handler. */
