@@ -58,6 +58,8 @@ const LEASE_MARGIN_MS = 5_000;
  * (it waited behind a receiver that became slow) it is given back to the outbox instead.
  */
 const LEASE_START_MARGIN_MS = 1_000;
+/** At close, how long the bookkeeping under way and after the attempts may take (see `close`). */
+const BOOKKEEPING_MS = 1_000;
 /**
  * How long a webhook read with a claim serves the attempts claimed with it. A row claimed ahead can wait seconds for
  * a slot (behind a slow receiver); past this, its attempt reads the webhook again, so that a URL changed or a
@@ -407,11 +409,17 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Stops claiming, lets attempts in flight finish for up to `graceMs`, then aborts them: each one cut short is
-   * given back to the outbox, still pending and due at once, for the next start or another instance. Answers how
-   * many were left so (with the memory store, every pending delivery: it goes with the process).
+   * Stops claiming, lets attempts in flight finish (their outcomes written) for up to `graceMs`, then aborts them:
+   * each one cut short is given back to the outbox, still pending and due at once, for the next start or another
+   * instance. Answers how many were left so (with the memory store, every pending delivery: it goes with the
+   * process; undefined when the store did not answer in time to count them).
+   *
+   * The rest of what is under way (a claim, a delivery being queued, the pruning) and the steps after the attempts
+   * (giving rows back, the count) are only bookkeeping: they get `BOOKKEEPING_MS` past the attempts, no more, so that
+   * a database that stopped answering does not hold the stop until its statement timeout. What they leave undone is
+   * safe: rows claimed and not given back wait for their lease to run out, then any instance takes them.
    */
-  async close(graceMs: number): Promise<{ left: number }> {
+  async close(graceMs: number): Promise<{ left: number | undefined }> {
     if (this.closed) return { left: 0 };
     this.closed = true;
     // The grace period starts now, whatever the steps below wait for.
@@ -422,10 +430,6 @@ export class WebhookDispatcher {
     if (this.wakeAt) this.timers.clearTimeout(this.wakeAt.timer);
     this.wakeAt = undefined;
     await this.unlisten?.().catch(() => {});
-    await this.passing;
-    // Rows claimed ahead and not started go back to the outbox, with the attempts cut short.
-    for (const flight of this.ready) this.cut.push(flight.row.id);
-    this.ready = [];
     await Promise.race([this.allSettled(), graceOver]);
     this.timers.clearTimeout(graceTimer);
     if (this.inFlight.size > 0) {
@@ -436,15 +440,20 @@ export class WebhookDispatcher {
       this.shutdown.abort();
       await this.allSettled();
     }
-    await Promise.all(this.inHand);
-    if (this.cut.length > 0) await this.outbox.release(this.cut, this.owner).catch(() => {});
-    let left = 0;
-    try {
-      left = await this.outbox.pending();
-    } catch {
-      // the store is gone: nothing to count
-    }
-    if (left > 0) {
+    let bookkeepingTimer: unknown;
+    const bookkeepingOver = new Promise<undefined>(
+      (resolve) => (bookkeepingTimer = this.timers.setTimeout(() => resolve(undefined), BOOKKEEPING_MS)),
+    );
+    const inTime = <T>(work: Promise<T>) => Promise.race([work, bookkeepingOver]);
+    await inTime(Promise.all(this.inHand));
+    // Rows claimed ahead and not started go back to the outbox, with the attempts cut short.
+    for (const flight of this.ready) this.cut.push(flight.row.id);
+    this.ready = [];
+    if (this.cut.length > 0) await inTime(this.outbox.release(this.cut, this.owner).catch(() => {}));
+    // Nothing to count when the store is gone or does not answer.
+    const left = await inTime(this.outbox.pending().catch(() => undefined));
+    this.timers.clearTimeout(bookkeepingTimer);
+    if (left !== undefined && left > 0) {
       const where = this.outbox.durable ? 'left in the outbox for retry' : 'dropped with the memory store';
       this.s.log.warn({ count: left }, `webhook deliveries not yet made at shutdown: ${where}`);
     }

@@ -271,4 +271,32 @@ test(
   },
 );
 
+test(
+  'SIGTERM with nothing in flight while the database does not answer: the stop does not wait for the statement timeout',
+  { skip },
+  async (t) => {
+    if (!('server' in found)) return;
+    const { url, proxy } = await proxiedDatabase(t);
+    const graceMs = 6_000;
+    // The default statement timeout (10 s), longer than the grace: no step of the stop may wait for it.
+    const service = await startServer(['--shutdown-grace-ms', String(graceMs)], {
+      DATABASE_URL: proxy.urlFor(url),
+      WEBHOOK_POLL_MS: '100',
+    });
+    t.after(() => killAll(service.child));
+    assert.equal((await fetch(`${service.baseUrl}/api/health/ready`)).status, 200);
+
+    // The server silent; the webhook workers' poll (every 100 ms) has a claim waiting on it when the signal comes.
+    proxy.freeze();
+    await sleepMs(500);
+    const signalled = performance.now();
+    service.child.kill('SIGTERM');
+    const code = await Promise.race([service.exited, sleepMs(graceMs + 5_000).then(() => 'still running')]);
+    const after = performance.now() - signalled;
+    assert.equal(code, 0, service.output().split('\n').slice(-6).join('\n'));
+    assert.ok(after < 4_000, `exited ${Math.round(after)} ms after SIGTERM`);
+    assert.match(service.output(), /stopped: every request answered/);
+  },
+);
+
 const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
