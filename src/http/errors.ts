@@ -44,6 +44,7 @@ const UNAVAILABLE: Record<UnavailableReason, string | undefined> = {
   unreachable: undefined,
   timeout: 'The database did not answer in time; try again shortly',
   contention: 'The write kept colliding with concurrent changes to the same records; try again shortly',
+  schema: undefined,
 };
 
 const REFUSALS: Record<ConstraintViolationError['kind'], string> = {

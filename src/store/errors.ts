@@ -7,9 +7,10 @@
 /**
  * Why the database could not answer: `unreachable`, the connection is lost, refused or not answering, or the server
  * is going away; `timeout`, a statement ran past the statement timeout or waited past the lock timeout; `contention`,
- * the write kept colliding with concurrent writes after every retry. Each is worth trying again later.
+ * the write kept colliding with concurrent writes after every retry; `schema`, the database answers but no longer
+ * holds the service's tables (dropped and made again under a running service). Each is worth trying again later.
  */
-export type UnavailableReason = 'unreachable' | 'timeout' | 'contention';
+export type UnavailableReason = 'unreachable' | 'timeout' | 'contention' | 'schema';
 
 /** The database cannot be reached or cannot answer now (connection lost or refused, a timeout): try again later. */
 export class StoreUnavailableError extends Error {

@@ -52,7 +52,16 @@ export async function registerStream(app: TypedApp, deps: StreamDeps): Promise<S
     store instanceof SqlStore
       ? new SqlSource(store.driver, {
           retentionMs: config.streamRetentionMs,
-          onError: (err) => app.log.error({ err }, 'event stream: reading the event table failed'),
+          onError: (err) => app.log.error({ err }, 'event stream: pruning or announcing on the event table failed'),
+          onReadFailing: (err, failures) =>
+            app.log.error(
+              { err, failures },
+              failures === 1
+                ? 'event stream: reading the event table failed; trying again every second'
+                : 'event stream: reading the event table still fails',
+            ),
+          onReadRecovered: (failures) =>
+            app.log.info({ failures }, 'event stream: the event table is read again after failed reads'),
         })
       : new MemorySource(config.streamReplay, deps.clock.now().getTime());
   const entries = new StreamEntries();

@@ -13,7 +13,19 @@ const sqlOf = (p: Position): SqlPosition => ({ xid: p.hi, seq: p.lo });
 export interface SqlSourceOptions {
   /** Rows older than this are deleted (checked every tenth of it, at most every minute). */
   retentionMs: number;
+  /** A pruning or a notification failed; a read, too, without `onReadFailing`. */
   onError: (err: unknown) => void;
+  /**
+   * Reads of the table fail: called for the first failure of a run, then at most once every `failureLogMs`, with
+   * the number failed so far in the run.
+   */
+  onReadFailing?: (err: unknown, failures: number) => void;
+  /** Reads of the table go through again after `failures` failed in a row (the database is back). */
+  onReadRecovered?: (failures: number) => void;
+  /** While reads fail, how long before the next try, in ms. Default 1,000. */
+  failedRetryMs?: number;
+  /** While reads fail, how often a failure is reported again, in ms. Default 60,000. */
+  failureLogMs?: number;
 }
 
 /**
@@ -35,6 +47,9 @@ export class SqlSource implements StreamSource {
   private unlisten: (() => Promise<void>) | undefined;
   private closed = false;
   private announcing = false;
+  /** Reads failed in a row (the database away), and when one of them was last reported. */
+  private failures = 0;
+  private failureReportedAt = 0;
 
   constructor(
     private readonly driver: SqlDriver,
@@ -126,10 +141,7 @@ export class SqlSource implements StreamSource {
     clearTimeout(this.recheck);
     this.recheck = undefined;
     void this.read()
-      .catch((err: unknown) => {
-        this.options.onError(err);
-        this.schedule();
-      })
+      .catch((err: unknown) => this.failed(err))
       .finally(() => {
         this.reading = false;
         if (this.again) {
@@ -139,9 +151,26 @@ export class SqlSource implements StreamSource {
       });
   }
 
+  /**
+   * A read failed: try again after `failedRetryMs` (not at the pace of the settling rechecks), and report the first
+   * failure of a run, then one every `failureLogMs`: an outage is a few lines in the log, not ten a second.
+   */
+  private failed(err: unknown): void {
+    const now = performance.now();
+    if (this.failures++ === 0 || now - this.failureReportedAt >= (this.options.failureLogMs ?? 60_000)) {
+      this.failureReportedAt = now;
+      (this.options.onReadFailing ?? this.options.onError)(err, this.failures);
+    }
+    this.schedule(this.options.failedRetryMs ?? 1_000);
+  }
+
   private async read(): Promise<void> {
-    for (;;) {
+    for (let first = true; ; first = false) {
       const { rows, unsettled } = await this.reader.after(sqlOf(this.cursor), PAGE);
+      if (first && this.failures > 0) {
+        this.options.onReadRecovered?.(this.failures);
+        this.failures = 0;
+      }
       if (rows.length > 0) {
         this.cursor = positionOf(rows.at(-1)!);
         this.emit(rows.map(this.delivery));
@@ -153,9 +182,10 @@ export class SqlSource implements StreamSource {
     }
   }
 
-  private schedule(): void {
+  /** Looks again after `afterMs`, or the next step of the settling rechecks. */
+  private schedule(afterMs?: number): void {
     if (this.closed || this.recheck) return;
-    const wait = RECHECK_MS[Math.min(this.rechecks++, RECHECK_MS.length - 1)]!;
+    const wait = afterMs ?? RECHECK_MS[Math.min(this.rechecks++, RECHECK_MS.length - 1)]!;
     this.recheck = setTimeout(() => {
       this.recheck = undefined;
       this.poll();

@@ -146,6 +146,32 @@ test(
   },
 );
 
+test('the database made again empty under the service: 503 and readiness 503, never a 500', { skip }, async (t) => {
+  if (!('server' in found)) return;
+  const server = found.server;
+  t.after(() => server.dropAll());
+  const url = await server.database();
+  const api = await serviceOn(url, t);
+  assert.equal((await api.get('/api/tasks')).status, 200);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  t.after(() => admin.end());
+  const name = pg.escapeIdentifier(new URL(url).pathname.slice(1));
+  await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  // The pool's connections were ended with the old database; the new ones find no table of the service's.
+  for (const res of [
+    await api.get('/api/tasks'),
+    await api.get('/api/tasks'),
+    await api.post('/api/projects', { name: 'Into an empty database' }),
+    await api.get('/api/health/ready'),
+  ]) {
+    const e = assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.equal(e.message, 'The database is unavailable; try again shortly');
+  }
+  assert.equal((await api.get('/api/health')).status, 200, 'liveness does not depend on the database');
+});
+
 test(
   "the server ends the service's sessions (pg_terminate_backend): 503 or 200, never 500; then 200",
   { skip },

@@ -51,7 +51,7 @@ test('a 503 says why the database could not answer: unreachable, too slow, or wr
   const store = new MemoryStore();
   const { api } = await testApp(t, { store });
   const messages = new Map<string, string>();
-  for (const reason of ['unreachable', 'timeout', 'contention'] as const) {
+  for (const reason of ['unreachable', 'timeout', 'contention', 'schema'] as const) {
     store.transaction = async () => {
       throw new StoreUnavailableError(`the cause (${reason})`, undefined, reason);
     };
@@ -64,6 +64,8 @@ test('a 503 says why the database could not answer: unreachable, too slow, or wr
   assert.equal(messages.get('unreachable'), 'The database is unavailable; try again shortly');
   assert.equal(messages.get('timeout'), 'The database did not answer in time; try again shortly');
   assert.match(messages.get('contention')!, /colliding with concurrent changes/);
+  // Tables gone (the database made again empty): unavailable, as far as a client can tell.
+  assert.equal(messages.get('schema'), messages.get('unreachable'));
 });
 
 test('a write the schema refused: 400 naming the field (a missing reference, a taken key), never 500', async (t) => {
@@ -110,6 +112,7 @@ test("the SQL drivers' errors are translated: connection failures, timeouts and 
     [pgError('55P03'), 'timeout', /^the database did not answer in time: /],
     [pgError('40001'), 'contention', /^the write kept colliding with concurrent writes: /],
     [pgError('40P01'), 'contention', /^the write kept colliding with concurrent writes: /],
+    [pgError('42P01'), 'schema', /^the database does not hold the service's tables \(made again empty\? /],
   ] as const;
   for (const [e, reason, message] of reasons) {
     const translated = translateError(e) as StoreUnavailableError;

@@ -64,7 +64,7 @@ const SOCKET_ERRORS = new Set([
  * SQLSTATEs of a database that cannot answer now, by why: the server shutting down or ending the session
  * (57P01–57P03), too many connections, the database missing (renamed or dropped under a running service), as
  * class 08 (connection) is; a statement cancelled by its timeout or a lock not had in time; a serialization failure
- * or deadlock (the same request may succeed again).
+ * or deadlock (the same request may succeed again); a table or schema missing (the database made again, empty).
  */
 const UNAVAILABLE_STATES: Record<string, UnavailableReason> = {
   '57P01': 'unreachable',
@@ -76,12 +76,15 @@ const UNAVAILABLE_STATES: Record<string, UnavailableReason> = {
   '55P03': 'timeout',
   '40001': 'contention',
   '40P01': 'contention',
+  '42P01': 'schema',
+  '3F000': 'schema',
 };
 /** The start of a translated error's message, by reason: the log line of a 503 says which it was. */
 const UNAVAILABLE_MESSAGES: Record<UnavailableReason, string> = {
   unreachable: 'the database is unavailable',
   timeout: 'the database did not answer in time',
   contention: 'the write kept colliding with concurrent writes',
+  schema: "the database does not hold the service's tables (made again empty? a restart applies the migrations)",
 };
 /** node-postgres' own messages for a connection that is gone, never came, or did not answer in time. */
 const CONNECTION_MESSAGES =

@@ -143,8 +143,9 @@ export class SqlStore implements Store {
     return this.driver.kind;
   }
 
+  /** The database answers, and still holds the service's tables (not dropped and made again under it). */
   async ping(): Promise<void> {
-    await this.driver.query('SELECT 1');
+    await this.driver.query('SELECT 1 FROM schema_migrations LIMIT 1');
   }
 
   async transaction<R>(work: (tx: Collections) => Promise<R>, options: ChangeOptions = {}): Promise<R> {
