@@ -22,6 +22,11 @@ export interface ListSpec {
   readonly ranges: Readonly<Record<string, RangeKind>>;
   /** None: the list has no `q` (a webhook's deliveries, which hold no text of the user's). */
   readonly search: readonly string[];
+  /**
+   * `limit` is the interface document's own parameter of this list (the activity log): alone it keeps the
+   * document's answer, so `nextCursor` comes only with `cursor` (the next page is in `Link` all the same).
+   */
+  readonly documentLimit?: boolean;
 }
 
 /** The `limit` parameter of a list. */
@@ -106,8 +111,10 @@ export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creatio
 export interface ListRequest {
   readonly conditions: Conditions;
   readonly query: ListQuery<object>;
-  /** `limit` or `cursor` was sent: the answer carries `nextCursor`. */
+  /** `limit` or `cursor` was sent: one page is read. */
   readonly paged: boolean;
+  /** The answer carries `nextCursor`: `cursor` was sent, or `limit` where the document has none. */
+  readonly showsCursor: boolean;
   readonly digest: string;
 }
 
@@ -160,9 +167,9 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
     search = { terms, fields: spec.search as never[] };
   }
   if (problems.length > 0) throw validationError(problems);
-  const { after, limit, paged, digest } = readPaging(query, path);
+  const { after, limit, paged, showsCursor, digest } = readPaging(query, path, spec.documentLimit);
   if (after && sort) checkPosition(after, sort, spec);
-  return { conditions, query: { filter, search, sort, after, limit }, paged, digest };
+  return { conditions, query: { filter, search, sort, after, limit }, paged, showsCursor, digest };
 }
 
 /**
@@ -194,8 +201,10 @@ export interface Paging {
   /** The position of the `cursor` sent, checked against the query it was given for. */
   readonly after?: Position;
   readonly limit?: number;
-  /** `limit` or `cursor` was sent: the answer carries `nextCursor`. */
+  /** `limit` or `cursor` was sent: one page is read. */
   readonly paged: boolean;
+  /** The answer carries `nextCursor`: `cursor` was sent, or `limit` where the document has none. */
+  readonly showsCursor: boolean;
   /** What the list's cursors are bound to: its path and query (but `limit` and `cursor`). */
   readonly digest: string;
 }
@@ -205,12 +214,13 @@ export interface Paging {
  * this query. `path`: the list's own (with its ids), to which its cursors are bound with the query. For a list
  * that has no other parameter of {@link readList} (a webhook's deliveries).
  */
-export function readPaging(raw: object, path: string): Paging {
+export function readPaging(raw: object, path: string, documentLimit = false): Paging {
   const query = raw as Record<string, unknown>;
   const digest = queryDigest(path, query);
   const after = typeof query.cursor === 'string' ? decodeCursor(query.cursor, digest) : undefined;
   const limit = query.limit as number | undefined;
-  return { after, limit, paged: limit !== undefined || after !== undefined, digest };
+  const paged = limit !== undefined || after !== undefined;
+  return { after, limit, paged, showsCursor: after !== undefined || (paged && !documentLimit), digest };
 }
 
 /** The values of `field[in]`, each checked as the field's own filter checks it; a message when one is not. */
@@ -282,14 +292,14 @@ async function pageOf<T>(run: () => Promise<Page<T>>): Promise<Page<T>> {
 function sendPage<B extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
-  list: Pick<Paging, 'paged' | 'digest'>,
+  list: Pick<Paging, 'showsCursor' | 'digest'>,
   page: { total: number; next: Position | null },
   body: B,
 ): B & { nextCursor?: string | null } {
   reply.header('x-total-count', String(page.total));
   const cursor = page.next && encodeCursor(list.digest, page.next);
   if (cursor) reply.header('link', `<${withCursor(request.url, cursor)}>; rel="next"`);
-  return list.paged ? { ...body, nextCursor: cursor ?? null } : body;
+  return list.showsCursor ? { ...body, nextCursor: cursor ?? null } : body;
 }
 
 function withCursor(url: string, cursor: string): string {
@@ -321,7 +331,7 @@ export type Cut = Pick<ListQuery<object>, 'after' | 'limit' | 'skipTotal'>;
 export async function sendList<T, B extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
-  list: Pick<ListRequest, 'paged' | 'digest' | 'query'>,
+  list: Pick<ListRequest, 'paged' | 'showsCursor' | 'digest' | 'query'>,
   read: (cut: Cut) => Promise<Page<T>>,
   envelope: (items: T[], count: number, total: number) => B,
 ): Promise<B & { nextCursor?: string | null }> {
@@ -391,11 +401,14 @@ export const PAGE_HEADERS = {
   },
 } as const;
 
-/** `nextCursor`, present when `limit` or `cursor` was sent. */
-export const NextCursor = Type.Optional(
-  Nullable(
-    Type.String({
-      description: 'Present when `limit` or `cursor` is sent: the `cursor` of the next page, or null on the last',
-    }),
-  ),
-);
+/** `nextCursor`, present when `sentWith` was sent (see `Paging.showsCursor`). */
+export const nextCursorOf = (sentWith: string) =>
+  Type.Optional(
+    Nullable(
+      Type.String({
+        description: `Present when ${sentWith} is sent: the \`cursor\` of the next page, or null on the last`,
+      }),
+    ),
+  );
+
+export const NextCursor = nextCursorOf('`limit` or `cursor`');

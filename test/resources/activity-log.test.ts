@@ -155,15 +155,30 @@ test('GET /api/activity-log: limit cuts the data after filtering; total counts b
   assert.equal(big.body.total, 10);
   const zero = await api.get('/api/activity-log?limit=0');
   assert.equal(zero.status, 200);
-  assert.deepEqual(zero.body, { data: [], count: 0, total: 10, nextCursor: null });
+  assert.deepEqual(zero.body, { data: [], count: 0, total: 10 });
   const zeroFiltered = await api.get('/api/activity-log?limit=0&action=milestone.reached');
-  assert.deepEqual(zeroFiltered.body, { data: [], count: 0, total: 2, nextCursor: null });
+  assert.deepEqual(zeroFiltered.body, { data: [], count: 0, total: 2 });
   for (const value of ['-1', '2.5', 'abc', '', '1e309', '1000000001']) {
     const res = await api.get(`/api/activity-log?limit=${value}`);
     assert.equal(res.status, 400, value);
     assert.equal(errorOf(res).code, 'VALIDATION_ERROR');
     assert.deepEqual(fieldsOf(res), ['limit'], value);
   }
+});
+
+test("GET /api/activity-log: limit, the document's own parameter, keeps the document's answer; cursor adds nextCursor", async (t) => {
+  const { api } = await testApp(t);
+  const first = await api.get('/api/activity-log?actor=alice&limit=4');
+  assert.deepEqual(Object.keys(first.body).sort(), ['count', 'data', 'total'], 'collection shape plus total');
+  assert.deepEqual([first.body.count, first.body.total], [4, 6]);
+  // The next page is named in Link (as every list names it); following it is paging, which the answer says.
+  const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.link as string)![1]!;
+  const second = await api.get(link);
+  assert.deepEqual(Object.keys(second.body).sort(), ['count', 'data', 'nextCursor', 'total']);
+  assert.deepEqual([second.body.count, second.body.total, second.body.nextCursor], [2, 6, null]);
+  assert.equal(second.headers.link, undefined);
+  // Elsewhere limit is beyond the document, and pages with nextCursor from the first page on.
+  assert.equal(typeof (await api.get('/api/tasks?limit=4')).body.nextCursor, 'string');
 });
 
 test('GET /api/activity-log: limit is read as written, in digits; what JavaScript would also read as a number is refused', async (t) => {

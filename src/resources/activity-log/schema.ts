@@ -1,4 +1,4 @@
-import { listQuery, NextCursor, PAGE_HEADERS, type ListSpec } from '../../http/list.ts';
+import { listQuery, nextCursorOf, PAGE_HEADERS, type ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import { Body, Id, LIMITS, Query, RequiredText, Text, Timestamp } from '../../schemas/common.ts';
 
@@ -52,6 +52,7 @@ export const ActivityListSpec: ListSpec = {
   sort: { timestamp: null, action: null, actor: null, resourceType: null },
   ranges: { timestamp: 'instant' },
   search: ['action', 'summary'],
+  documentLimit: true,
 };
 
 /** The log's query: its filters, window and `limit` (0 gives only `total`), then those of every list. */
@@ -66,7 +67,8 @@ export const ActivityList = Type.Object(
     data: Type.Array(ActivityEntry),
     count: Type.Integer({ minimum: 0, description: 'Entries returned (after `limit`)' }),
     total: Type.Integer({ minimum: 0, description: 'Matching entries before `limit`' }),
-    nextCursor: NextCursor,
+    // The log's `limit` is the document's own: alone it keeps the document's answer (the next page is in `Link`).
+    nextCursor: nextCursorOf('`cursor`'),
   },
   { headers: PAGE_HEADERS },
 );
