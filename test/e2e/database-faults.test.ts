@@ -12,7 +12,7 @@ import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { SqlStore } from '../../src/store/sql/store.ts';
 import { Api, type Res } from '../helpers/app.ts';
-import { killAll, startServer } from '../helpers/server-process.ts';
+import { killAll, startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { assertError } from '../http/assert-error.ts';
 import { testServer } from '../store/sql-harness.ts';
@@ -282,10 +282,7 @@ test(
     proxy.freeze();
     const inFlight = fetch(`${service.baseUrl}/api/projects`);
     await new Promise((r) => setTimeout(r, 200));
-    const signalled = performance.now();
-    service.child.kill('SIGTERM');
-    const code = await Promise.race([service.exited, sleepMs(graceMs + 5_000).then(() => 'still running')]);
-    const after = performance.now() - signalled;
+    const { code, after } = await terminate(service, graceMs);
     assert.equal(code, 0, service.output().split('\n').slice(-6).join('\n'));
     assert.ok(after < graceMs, `exited ${Math.round(after)} ms after SIGTERM`);
     const answer = await inFlight;
@@ -315,10 +312,7 @@ test(
     // The server silent; the webhook workers' poll (every 100 ms) has a claim waiting on it when the signal comes.
     proxy.freeze();
     await sleepMs(500);
-    const signalled = performance.now();
-    service.child.kill('SIGTERM');
-    const code = await Promise.race([service.exited, sleepMs(graceMs + 5_000).then(() => 'still running')]);
-    const after = performance.now() - signalled;
+    const { code, after } = await terminate(service, graceMs);
     assert.equal(code, 0, service.output().split('\n').slice(-6).join('\n'));
     assert.ok(after < 4_000, `exited ${Math.round(after)} ms after SIGTERM`);
     assert.match(service.output(), /stopped: every request answered/);
@@ -326,3 +320,11 @@ test(
 );
 
 const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends SIGTERM: the exit code ('still running' well past the grace period) and how long after the signal it came. */
+async function terminate(service: ServerProcess, graceMs: number): Promise<{ code: unknown; after: number }> {
+  const signalled = performance.now();
+  service.child.kill('SIGTERM');
+  const code = await Promise.race([service.exited, sleepMs(graceMs + 5_000).then(() => 'still running')]);
+  return { code, after: performance.now() - signalled };
+}
