@@ -52,7 +52,8 @@ export async function registerStream(app: TypedApp, deps: StreamDeps): Promise<S
     store instanceof SqlStore
       ? new SqlSource(store.driver, {
           retentionMs: config.streamRetentionMs,
-          onError: (err) => app.log.error({ err }, 'event stream: pruning or announcing on the event table failed'),
+          onError: (err) =>
+            app.log.error({ err }, 'event stream: pruning the event table or announcing new events failed'),
           onReadFailing: (err, failures) =>
             app.log.error(
               { err, failures },

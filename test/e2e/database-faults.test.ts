@@ -265,14 +265,11 @@ test(
   { skip },
   async (t) => {
     if (!('server' in found)) return;
-    const { url, proxy } = await proxiedDatabase(t);
     const graceMs = 4_000;
-    const service = await startServer(['--shutdown-grace-ms', String(graceMs)], {
-      DATABASE_URL: proxy.urlFor(url),
+    const { service, proxy } = await proxiedService(t, graceMs, {
       DB_STATEMENT_TIMEOUT_MS: '1000',
       DB_CONNECT_TIMEOUT_MS: '1000',
     });
-    t.after(() => killAll(service.child));
     // Connections open in the pools, the event stream's and the webhook workers' listeners.
     for (const path of ['/api/tasks', '/api/projects', '/api/health/ready']) {
       assert.equal((await fetch(`${service.baseUrl}${path}`)).status, 200);
@@ -281,7 +278,7 @@ test(
     // The server silent (a network cut): nothing comes back, not even the end of a connection the service closes.
     proxy.freeze();
     const inFlight = fetch(`${service.baseUrl}/api/projects`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleepMs(200);
     const { code, after } = await terminate(service, graceMs);
     assert.equal(code, 0, service.output().split('\n').slice(-6).join('\n'));
     assert.ok(after < graceMs, `exited ${Math.round(after)} ms after SIGTERM`);
@@ -299,14 +296,9 @@ test(
   { skip },
   async (t) => {
     if (!('server' in found)) return;
-    const { url, proxy } = await proxiedDatabase(t);
     const graceMs = 6_000;
     // The default statement timeout (10 s), longer than the grace: no step of the stop may wait for it.
-    const service = await startServer(['--shutdown-grace-ms', String(graceMs)], {
-      DATABASE_URL: proxy.urlFor(url),
-      WEBHOOK_POLL_MS: '100',
-    });
-    t.after(() => killAll(service.child));
+    const { service, proxy } = await proxiedService(t, graceMs, { WEBHOOK_POLL_MS: '100' });
     assert.equal((await fetch(`${service.baseUrl}/api/health/ready`)).status, 200);
 
     // The server silent; the webhook workers' poll (every 100 ms) has a claim waiting on it when the signal comes.
@@ -320,6 +312,21 @@ test(
 );
 
 const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A service process on a new database behind a proxy, stopped with `graceMs`; both gone when the test ends. */
+async function proxiedService(
+  t: { after: (fn: () => Promise<void> | void) => void },
+  graceMs: number,
+  env: Record<string, string>,
+): Promise<{ service: ServerProcess; proxy: TcpProxy }> {
+  const { url, proxy } = await proxiedDatabase(t);
+  const service = await startServer(['--shutdown-grace-ms', String(graceMs)], {
+    DATABASE_URL: proxy.urlFor(url),
+    ...env,
+  });
+  t.after(() => killAll(service.child));
+  return { service, proxy };
+}
 
 /** Sends SIGTERM: the exit code ('still running' well past the grace period) and how long after the signal it came. */
 async function terminate(service: ServerProcess, graceMs: number): Promise<{ code: unknown; after: number }> {
