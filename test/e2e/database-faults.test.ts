@@ -78,6 +78,23 @@ async function serviceOn(databaseUrl: string, t: { after: (fn: () => Promise<voi
   return new Api(app);
 }
 
+/**
+ * A service on a new database of the test server, serving; an administrator's session on the server (outside that
+ * database) and the database's name. All gone when the test ends.
+ */
+async function serviceWithAdmin(t: { after: (fn: () => Promise<void>) => void }) {
+  if (!('server' in found)) throw new Error('no server');
+  const server = found.server;
+  t.after(() => server.dropAll());
+  const url = await server.database();
+  const api = await serviceOn(url, t);
+  assert.equal((await api.get('/api/tasks')).status, 200);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  t.after(() => admin.end());
+  return { api, admin, name: new URL(url).pathname.slice(1) };
+}
+
 test(
   'database lost while running: 503 within the timeouts, never a hang or a 500; back by itself',
   { skip },
@@ -148,15 +165,8 @@ test(
 
 test('the database made again empty under the service: 503 and readiness 503, never a 500', { skip }, async (t) => {
   if (!('server' in found)) return;
-  const server = found.server;
-  t.after(() => server.dropAll());
-  const url = await server.database();
-  const api = await serviceOn(url, t);
-  assert.equal((await api.get('/api/tasks')).status, 200);
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  t.after(() => admin.end());
-  const name = pg.escapeIdentifier(new URL(url).pathname.slice(1));
+  const { api, admin, name: database } = await serviceWithAdmin(t);
+  const name = pg.escapeIdentifier(database);
   await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
   // The pool's connections were ended with the old database; the new ones find no table of the service's.
@@ -177,15 +187,7 @@ test(
   { skip },
   async (t) => {
     if (!('server' in found)) return;
-    const server = found.server;
-    t.after(() => server.dropAll());
-    const url = await server.database();
-    const api = await serviceOn(url, t);
-    assert.equal((await api.get('/api/tasks')).status, 200);
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    t.after(() => admin.end());
-    const name = new URL(url).pathname.slice(1);
+    const { api, admin, name } = await serviceWithAdmin(t);
     const terminated = await admin.query(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
       [name],
