@@ -1,11 +1,14 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
+import pg from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openStore, type StoreOptions } from '../../src/store/index.ts';
 import * as data from '../../src/store/seed-data.ts';
 import type { SqlClient, SqlDriver } from '../../src/store/sql/driver.ts';
+import { SqlDeliveryLog } from '../../src/store/sql/deliveries.ts';
 import { migrate, migrations } from '../../src/store/sql/migrate.ts';
+import { BACKGROUND_SETTINGS } from '../../src/store/sql/pg.ts';
 import { StreamLogReader } from '../../src/store/sql/stream-log.ts';
 import { SqlStore } from '../../src/store/sql/store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -15,6 +18,26 @@ import { T, comment, delivery, milestone, project, task, team, timeEntry, webhoo
 export interface Fresh {
   options(): Promise<StoreOptions>;
   driver(): Promise<SqlDriver>;
+}
+
+/** A node of a plan as `EXPLAIN (ANALYZE, FORMAT JSON)` shows it. */
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The outbox's rows a plan read: those its scans of `webhook_deliveries` returned or filtered out. */
+function rowsRead(node: PlanNode): number {
+  const own =
+    node['Relation Name'] === 'webhook_deliveries'
+      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
+        node['Actual Loops']
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
 }
 
 export interface SqlTarget {
@@ -633,23 +656,170 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
       );
 
       test(
-        "only the workers' sessions commit without waiting for the disk and plan each statement afresh",
+        'claims made at once by two instances never take the same row, and together take every due one',
+        { skip: target.shared ? false : 'one instance at a time' },
+        async (t) => {
+          const options = await (await target.fresh()).options();
+          const stores = [await openStore(options), await openStore(options)];
+          t.after(() => Promise.all(stores.map((s) => s.close())));
+          const due = Array.from({ length: 240 }, (_, i) =>
+            delivery(`dlv_${i}`, `wh_${i % 12}`, { dueAt: T(Math.floor(i / 60), i % 60) }),
+          );
+          await stores[0]!.deliveries.add(due);
+          const taken = new Map<string, string>();
+          for (let round = 0; round < 10 && taken.size < due.length; round++) {
+            // Four workers per instance, claiming at the same moment.
+            const claims = await Promise.all(
+              Array.from({ length: 8 }, (_, w) =>
+                stores[w % 2]!.deliveries.claim({
+                  now: T(5),
+                  leaseUntil: T(9),
+                  owner: `w${w}`,
+                  limit: 20,
+                  perWebhook: 3,
+                  room: new Map(),
+                }).then((rows) => rows.map((row) => [row.id, row.leasedBy!] as const)),
+              ),
+            );
+            for (const [id, owner] of claims.flat()) {
+              assert.equal(taken.get(id), undefined, `${id} claimed by ${taken.get(id)} and ${owner}`);
+              taken.set(id, owner);
+            }
+          }
+          assert.equal(taken.size, due.length);
+          // Each row is leased to the worker that was answered it.
+          const leased = await stores[1]!.deliveries.list('wh_0');
+          for (const row of leased) assert.equal(row.leasedBy, taken.get(row.id));
+        },
+      );
+
+      test(
+        "only the workers' sessions commit without waiting for the disk and keep one plan per statement",
         { skip: target.shared ? false : 'no separate sessions' },
         async () => {
           const driver = await (await target.fresh()).driver();
           try {
             const show = async (db: Pick<SqlDriver, 'query'>) =>
               (
-                await db.query<{ sync: string; plans: string }>(
-                  `SELECT current_setting('synchronous_commit') AS sync, current_setting('plan_cache_mode') AS plans`,
+                await db.query<{ sync: string; plans: string; scans: string }>(
+                  `SELECT current_setting('synchronous_commit') AS sync, current_setting('plan_cache_mode') AS plans,
+                          current_setting('enable_seqscan') AS scans`,
                 )
               )[0]!;
-            assert.deepEqual(await show(driver.background!), { sync: 'off', plans: 'force_custom_plan' });
-            assert.deepEqual(await show(driver), { sync: 'on', plans: 'auto' });
-            assert.deepEqual(await driver.transaction((client) => show(client)), { sync: 'on', plans: 'auto' });
+            assert.deepEqual(await show(driver.background!), {
+              sync: 'off',
+              plans: 'force_generic_plan',
+              scans: 'off',
+            });
+            assert.deepEqual(await show(driver), { sync: 'on', plans: 'auto', scans: 'on' });
+            assert.deepEqual(await driver.transaction((client) => show(client)), {
+              sync: 'on',
+              plans: 'auto',
+              scans: 'on',
+            });
           } finally {
             await driver.close();
           }
+        },
+      );
+
+      test(
+        "the workers' statements, planned on an empty outbox, read only the rows they need from a large one",
+        { skip: target.shared ? false : 'no separate sessions', timeout: 60_000 },
+        async (t) => {
+          const options = await (await target.fresh()).options();
+          const store = await openStore(options);
+          t.after(() => store.close());
+          // A session set up as the workers' are, each statement prepared (planned) once, as the driver's are.
+          const session = new pg.Client({ connectionString: options.databaseUrl, options: BACKGROUND_SETTINGS });
+          await session.connect();
+          t.after(() => session.end());
+          const names = new Map<string, string>();
+          /** Rows of the outbox each statement read, by the plan it ran, while `measuring`. */
+          const read = new Map<string, number>();
+          let measuring = false;
+          const literal = (value: unknown): string => {
+            if (value === null || value === undefined) return 'NULL';
+            if (!Array.isArray(value)) return session.escapeLiteral(String(value));
+            const item = (v: unknown) => (v === null ? 'NULL' : `"${String(v).replace(/["\\]/g, '\\$&')}"`);
+            return session.escapeLiteral(`{${value.map(item).join(',')}}`);
+          };
+          const client: SqlClient = {
+            async query<R extends object>(text: string, params: readonly unknown[] = []) {
+              let name = names.get(text);
+              if (name === undefined) names.set(text, (name = `worker_${names.size}`));
+              if (measuring && !text.startsWith('INSERT')) {
+                // The statement as it runs just below, its effects rolled back.
+                await session.query('BEGIN');
+                const [
+                  {
+                    'QUERY PLAN': [plan],
+                  },
+                ] = (
+                  await session.query(
+                    `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${params.map(literal).join(', ')})`,
+                  )
+                ).rows as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+                await session.query('ROLLBACK');
+                const statement = text.trim().split(/\s+/).slice(0, 2).join(' ');
+                read.set(statement, Math.max(read.get(statement) ?? 0, rowsRead(plan!.Plan)));
+              }
+              return (await session.query({ name, text, values: params as unknown[] })).rows as R[];
+            },
+            exec: async (script: string) => void (await session.query(script)),
+          };
+          const log = new SqlDeliveryLog(client);
+          /** What a worker does: claims, settles one attempt as made and one with its retry, gives one back. */
+          const work = async (tag: string) => {
+            await log.add(['a', 'b', 'c'].map((n) => delivery(`dlv_${tag}_${n}`, 'wh_001')));
+            const claimed = await log.claim({
+              now: T(1),
+              leaseUntil: T(2),
+              owner: 'worker',
+              limit: 10,
+              perWebhook: 4,
+              room: new Map(),
+            });
+            assert.equal(claimed.length, 3, tag);
+            const [made, failed, back] = claimed.map(({ webhook: _, ...row }) => row);
+            const settled = { completedAt: T(1), leaseUntil: null, leasedBy: null };
+            await log.settle([{ done: { ...made!, ...settled, status: 'succeeded', responseStatus: 204 } }], 'worker');
+            const next = { ...failed!, id: `${failed!.id}_2`, attempt: 2, dueAt: T(20) };
+            await log.settle(
+              [{ done: { ...failed!, ...settled, status: 'failed', responseStatus: 500 }, next }],
+              'worker',
+            );
+            await log.release([back!.id], 'worker');
+            await session.query('DELETE FROM webhook_deliveries WHERE id = $1', [back!.id]);
+            await log.nextDue(T(1));
+            await log.prune(T(0));
+          };
+          await client.exec('DELETE FROM webhook_deliveries');
+          for (const tag of ['empty_1', 'empty_2']) await work(tag);
+          // Then a large outbox: a receiver that is down with 4,000 attempts waiting, and 4,000 settled.
+          for (let batch = 0; batch < 8; batch++) {
+            await log.add(
+              Array.from({ length: 500 }, (_, i) =>
+                delivery(`dlv_down_${batch}_${i}`, 'wh_002', { dueAt: T(30, batch, i) }),
+              ),
+            );
+            await log.add(
+              Array.from({ length: 500 }, (_, i) =>
+                delivery(`dlv_old_${batch}_${i}`, 'wh_003', { status: 'succeeded', createdAt: T(0, batch, i) }),
+              ),
+            );
+          }
+          measuring = true;
+          await work('large');
+          // Without the workers' session settings, the claim reads both the backlog and the settled rows (8,000+).
+          assert.deepEqual([...read.keys()].sort(), [
+            'DELETE FROM',
+            'SELECT to_char(due_at',
+            'UPDATE webhook_deliveries',
+            'WITH RECURSIVE',
+            'WITH done',
+          ]);
+          for (const [statement, rows] of read) assert.ok(rows <= 50, `${statement}: ${rows} rows read`);
         },
       );
     });

@@ -140,16 +140,20 @@ function insert(rows: readonly StoredDelivery[]): RowInsert {
  * Claiming is one statement: the due, unleased pending rows, at most a webhook's `room` (or `perWebhook`) of each,
  * oldest due first, found webhook by webhook (migration 008: a webhook with a long backlog, a receiver that is
  * down, costs one index probe, not a pass over its rows), locked with `FOR UPDATE SKIP LOCKED` (two instances
- * never take the same row) and leased until `leaseUntil`; each candidate is locked through its id and updated
- * through the row it locked (`ctid`), so that the claim reads only the rows it takes, however long the backlog of a
- * receiver that is down. A worker that dies leaves its rows leased; once the lease runs out (the attempt timeout
- * plus a margin) any instance claims them again. Settling checks the lease is still the worker's, so an attempt is
- * written once.
+ * never take the same row) and leased until `leaseUntil`; each candidate is locked and updated through the row
+ * version the statement found (`ctid`), so that the claim reads only the rows it takes, however long the backlog of
+ * a receiver that is down. A candidate another worker changed meanwhile is locked in its newest version and checked
+ * again (PostgreSQL's recheck of the conditions for `FOR UPDATE`): taken only if still pending and unleased. A worker
+ * that dies leaves its rows leased; once the lease runs out (the attempt timeout plus a margin) any instance claims
+ * them again. Settling and giving back go by id and check the lease is still the worker's (only a pending row has a
+ * holder), so an attempt is written once.
  *
  * The workers' own statements (claim, settle, release, the next due time, prune) go through the driver's
  * `background` connections when it has them: not in line behind the requests' transactions, and committed without
  * waiting for the disk (pg.ts). What a crash of the database server may lose of them is the outcome of the last
  * attempts and their leases: those deliveries are attempted again, as after a crash of the service (at least once).
+ * Those connections plan each statement once, with only index walks to choose from (pg.ts): every statement here is
+ * written so that the walk it was meant for is the plan left, whatever the table held when it was planned.
  */
 export class SqlDeliveryLog implements DeliveryLog {
   readonly durable = true;
@@ -194,10 +198,10 @@ export class SqlDeliveryLog implements DeliveryLog {
                   WHERE d.status = 'pending' AND d.webhook_id > hooks.webhook_id ORDER BY d.webhook_id LIMIT 1)
            FROM hooks WHERE hooks.webhook_id IS NOT NULL
        ), candidates AS (
-         SELECT c.id, c.due_at, c.seq FROM hooks
+         SELECT c.ctid, c.due_at, c.seq FROM hooks
          LEFT JOIN unnest($4::text[], $5::int[]) AS room(webhook_id, n) ON room.webhook_id = hooks.webhook_id
          CROSS JOIN LATERAL (
-           SELECT d.id, d.due_at, d.seq FROM webhook_deliveries d
+           SELECT d.ctid, d.due_at, d.seq FROM webhook_deliveries d
             WHERE d.webhook_id = hooks.webhook_id AND d.status = 'pending' AND d.due_at <= $1::timestamptz
               AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
             ORDER BY d.due_at, d.seq
@@ -209,7 +213,7 @@ export class SqlDeliveryLog implements DeliveryLog {
        ), locked AS (
          SELECT l.ctid, l.webhook_id FROM candidates c CROSS JOIN LATERAL (
            SELECT d.ctid, d.webhook_id FROM webhook_deliveries d
-            WHERE d.id = c.id AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
+            WHERE d.ctid = c.ctid AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
               FOR UPDATE OF d SKIP LOCKED
          ) l
        )
@@ -273,7 +277,7 @@ export class SqlDeliveryLog implements DeliveryLog {
                 url = o.url, queued_ms = o.queued_ms, stop_reason = o.stop_reason, lease_until = NULL,
                 leased_by = NULL
            FROM done o
-          WHERE d.id = o.id AND d.status = 'pending' AND d.leased_by = $1
+          WHERE d.id = o.id AND d.leased_by = $1
          RETURNING d.id
        )${added}
        SELECT id FROM settled`,
@@ -286,7 +290,7 @@ export class SqlDeliveryLog implements DeliveryLog {
     if (ids.length === 0) return;
     await this.worker.query(
       `UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL
-        WHERE id = ANY($1::text[]) AND status = 'pending' AND leased_by = $2`,
+        WHERE id = ANY($1::text[]) AND leased_by = $2`,
       [ids, owner],
     );
   }
@@ -340,9 +344,12 @@ export class SqlDeliveryLog implements DeliveryLog {
   }
 
   async nextDue(after: string): Promise<string | null> {
-    const [row] = await this.worker.query<{ at: string | null }>(
-      `SELECT ${stamp('min(due_at)')} AS at FROM webhook_deliveries
-        WHERE status = 'pending' AND lease_until IS NULL AND due_at > $1::timestamptz`,
+    // The first row in due order, not `min(due_at)`: the plan reads one entry of `webhook_deliveries_due`, not the
+    // whole backlog of a receiver that is down.
+    const [row] = await this.worker.query<{ at: string }>(
+      `SELECT ${stamp('due_at')} AS at FROM webhook_deliveries
+        WHERE status = 'pending' AND lease_until IS NULL AND due_at > $1::timestamptz
+        ORDER BY due_at LIMIT 1`,
       [after],
     );
     return row?.at ?? null;

@@ -66,13 +66,14 @@ export class PgDriver implements SqlDriver {
     this.location = describe(options.connectionString);
     this.pool = this.tracked(newPool(options, options.poolSize));
     // Its commits do not wait for the disk: see `background` in driver.ts and SqlDeliveryLog. Its statements are
-    // planned at each call, for the table as it is then: the outbox's pending rows go from none to a backlog of
-    // thousands within seconds (a receiver that is down), faster than statistics follow, and a plan cached while
-    // the table was empty (sequential scans) made each claim read the whole backlog. Planning a claim costs about
-    // half a millisecond, a few claims a second or a few hundred.
-    const background = this.tracked(
-      newPool(options, BACKGROUND_POOL_SIZE, '-c synchronous_commit=off -c plan_cache_mode=force_custom_plan'),
-    );
+    // few and fixed (the workers' claim, settle, release, next due time and prune), each written to reach its rows
+    // through one index or `ctid` whatever the table holds, and it plans them once per connection. A plan made by
+    // the usual costing would follow the table as it was when planned: the outbox's pending rows go from none to a
+    // backlog of thousands within seconds, faster than statistics follow, and a plan made on the empty table (scans
+    // of the whole table) read the whole backlog at every claim. With sequential and bitmap scans, hash and merge
+    // joins costed out on these connections, the one plan left for each is the index walk it was written for; the
+    // alternative, planning each call afresh, cost PostgreSQL about a millisecond per claim and settle under load.
+    const background = this.tracked(newPool(options, BACKGROUND_POOL_SIZE, BACKGROUND_SETTINGS));
     this.backgroundPool = background;
     this.own = this.clientOver((query) => this.pool.query(query));
     this.background = this.clientOver((query) => background.query(query));
@@ -252,6 +253,17 @@ function gatherWrites(connection: pg.PoolClient): () => void {
 
 /** The connections of `PgDriver.background`, beside the pool's: the delivery workers' claims and settles. */
 const BACKGROUND_POOL_SIZE = 2;
+/** The session settings of those connections (see the constructor), as a connection's `options`. */
+export const BACKGROUND_SETTINGS = [
+  'synchronous_commit=off',
+  'plan_cache_mode=force_generic_plan',
+  'enable_seqscan=off',
+  'enable_bitmapscan=off',
+  'enable_hashjoin=off',
+  'enable_mergejoin=off',
+]
+  .map((setting) => `-c ${setting}`)
+  .join(' ');
 
 /** A pool of at most `max` connections (pg's default, 10, when absent); `startup`: settings for each session. */
 function newPool(options: PgOptions, max: number | undefined, startup?: string): pg.Pool {
