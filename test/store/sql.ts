@@ -589,8 +589,8 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
 
     describe('webhook outbox', () => {
       /** Claims every due delivery for `worker` (at most 4 per webhook), as of T(1), leased until T(2). */
-      const claimDue = (store: Store) =>
-        store.deliveries.claim({
+      const claimDue = ({ deliveries }: Pick<Store, 'deliveries'>) =>
+        deliveries.claim({
           now: T(1),
           leaseUntil: T(2),
           owner: 'worker',
@@ -772,14 +772,7 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
           /** What a worker does: claims, settles one attempt as made and one with its retry, gives one back. */
           const work = async (tag: string) => {
             await log.add(['a', 'b', 'c'].map((n) => delivery(`dlv_${tag}_${n}`, 'wh_001')));
-            const claimed = await log.claim({
-              now: T(1),
-              leaseUntil: T(2),
-              owner: 'worker',
-              limit: 10,
-              perWebhook: 4,
-              room: new Map(),
-            });
+            const claimed = await claimDue({ deliveries: log });
             assert.equal(claimed.length, 3, tag);
             const [made, failed, back] = claimed.map(({ webhook: _, ...row }) => row);
             const settled = { completedAt: T(1), leaseUntil: null, leasedBy: null };
