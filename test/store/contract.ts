@@ -597,6 +597,34 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
         assert.equal(await store.deliveries.pending(), 3);
         assert.deepEqual([...(await store.deliveries.settle([], 'w'))], []);
       });
+
+      test("an attempt is settled once; a give-back frees only its holder's rows; the next due time skips held ones", async () => {
+        await store.deliveries.add([
+          delivery('dlv_now', 'wh_1'),
+          delivery('dlv_held', 'wh_2', { dueAt: T(0, 30) }),
+          delivery('dlv_later', 'wh_1', { dueAt: T(5) }),
+          delivery('dlv_soon', 'wh_2', { dueAt: T(3) }),
+          delivery('dlv_done', 'wh_3', { dueAt: T(2), status: 'succeeded' }),
+        ]);
+        assert.equal(await store.deliveries.nextDue(T(0)), T(0, 30));
+        const claim = (owner: string) =>
+          store.deliveries.claim({ now: T(1), leaseUntil: T(9), owner, limit: 10, perWebhook: 5, room: new Map() });
+        assert.deepEqual(ids(await claim('w')).sort(), ['dlv_held', 'dlv_now']);
+        // Held rows are not waited for; settled ones never are: the earliest after T(1) nobody holds.
+        assert.equal(await store.deliveries.nextDue(T(0)), T(3));
+        assert.equal(await store.deliveries.nextDue(T(3)), T(5));
+        assert.equal(await store.deliveries.nextDue(T(5)), null);
+
+        const made = { ...delivery('dlv_now', 'wh_1'), status: 'succeeded' as const, completedAt: T(1) };
+        assert.deepEqual([...(await store.deliveries.settle([{ done: made }], 'w'))], ['dlv_now']);
+        assert.deepEqual([...(await store.deliveries.settle([{ done: made }], 'w'))], [], 'settled already');
+
+        await store.deliveries.release(['dlv_held', 'dlv_now'], 'x');
+        assert.deepEqual(ids(await claim('y')), [], 'given back by one that does not hold it: still held');
+        await store.deliveries.release(['dlv_held', 'dlv_now'], 'w');
+        assert.deepEqual(ids(await claim('y')), ['dlv_held']);
+        assert.equal((await store.deliveries.find('wh_1', 'dlv_now'))?.status, 'succeeded');
+      });
     });
 
     /** Inserts tasks whose projects exist. */
