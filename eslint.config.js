@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dist-*/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-*/', 'bench/results/', 'web/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -28,6 +28,7 @@ import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
+import { registerWebApp } from './web/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 
 /**
@@ -175,6 +176,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
     STREAM_TAG,
   ]);
+  // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`.
+  registerWebApp(app, { auth: config.auth });
 
   // What the service does by itself with every change: in its transaction, the event stream's entries, the audit
   // trail, the users' notifications and the deliveries to the webhooks subscribed, written to the outbox (all

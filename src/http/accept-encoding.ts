@@ -4,6 +4,11 @@
  * else `*`). No header, or a weight that is not one (`q=abc`, `q=2`): identity, which is always safe.
  */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
+  return acceptsEncoding(header, 'gzip');
+}
+
+/** Whether `Accept-Encoding` lets the answer be in `coding` (`gzip`, `br`), by the rules `acceptsGzip` says. */
+export function acceptsEncoding(header: string | string[] | undefined, coding: string): boolean {
   if (header === undefined) return false;
   const weights = new Map<string, number>();
   for (const item of (Array.isArray(header) ? header.join(',') : header).split(',')) {
@@ -12,18 +17,18 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
     let q = 1;
     for (const param of params) {
       const match = /^q\s*=\s*(.*)$/i.exec(param);
-      if (match) q = weight(match[1]!);
+      if (match) q = qValue(match[1]!);
     }
-    const coding = name.toLowerCase() === 'x-gzip' ? 'gzip' : name.toLowerCase();
-    weights.set(coding, Math.max(q, weights.get(coding) ?? 0));
+    const named = name.toLowerCase() === 'x-gzip' ? 'gzip' : name.toLowerCase();
+    weights.set(named, Math.max(q, weights.get(named) ?? 0));
   }
   const any = weights.get('*');
-  const gzip = weights.get('gzip') ?? any ?? 0;
+  const wanted = weights.get(coding) ?? any ?? 0;
   const identity = weights.get('identity') ?? any ?? 0;
-  return gzip > 0 && gzip >= identity;
+  return wanted > 0 && wanted >= identity;
 }
 
 /** A `q` value (0 to 1, up to three decimals); anything else weighs 0. */
-function weight(text: string): number {
+export function qValue(text: string): number {
   return /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(text) ? Number(text) : 0;
 }

@@ -121,7 +121,8 @@ export async function registerOpenApi(
       },
     },
     async (_request, reply) => {
-      reply.header('link', LINK);
+      // A browser that prefers HTML is given the web app here instead (src/web/).
+      reply.header('link', LINK).header('vary', 'Accept');
       return INDEX;
     },
   );

@@ -14,6 +14,7 @@ import { NotificationService } from './notifications/service.ts';
 import { projects } from './projects/resource.ts';
 import { ProjectService } from './projects/service.ts';
 import type { Resource } from './resource.ts';
+import { session } from './session/resource.ts';
 import { tasks } from './tasks/resource.ts';
 import { TaskService } from './tasks/service.ts';
 import { teams } from './teams/resource.ts';
@@ -39,6 +40,7 @@ export const resources: readonly Resource[] = [
   activityLog,
   notifications,
   tokens,
+  session,
   health,
 ];
 

@@ -1,0 +1,27 @@
+import type { TypedApp } from '../../http/typed.ts';
+import { One } from '../../schemas/common.ts';
+import { SCOPES } from '../tokens/schema.ts';
+import { Session } from './schema.ts';
+
+const OPEN: Session = { auth: 'none', username: null, scopes: [...SCOPES] };
+
+export function sessionRoutes(app: TypedApp, tag: string): void {
+  app.get('/api/session', {
+    schema: {
+      operationId: 'getSession',
+      tags: [tag],
+      summary: 'Who the caller is: the mode, the token’s username and scopes',
+      description:
+        'With `AUTH=token`, the username and scopes of the token sent (a client can hide what they do not allow); ' +
+        'without, `auth: "none"` and every scope.',
+      response: { 200: One(Session) },
+    },
+    handler: async (request) => {
+      const principal = request.principal;
+      const session: Session = principal
+        ? { auth: 'token', username: principal.username, scopes: [...principal.scopes] }
+        : OPEN;
+      return { data: session };
+    },
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * Builds the web app: `web/src/main.tsx` and what it imports, bundled by esbuild into one script and one style sheet
+ * under `web/dist/`, each named by its content's hash and written beside its gzip and brotli forms, with
+ * `manifest.json` naming them for the service (src/web/assets.ts). Run by `npm ci` (`prepare`), `npm start` and
+ * `npm test`; nothing built is committed. `--watch` rebuilds on every change (`npm run dev`).
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const DIST = join(HERE, 'dist');
+
+/** What the service reads: the files of the page, by role, as served under `/assets/`. */
+export interface Manifest {
+  readonly script: string;
+  readonly style: string;
+  readonly icon: string;
+}
+
+const options: esbuild.BuildOptions = {
+  entryPoints: [join(HERE, 'src/main.tsx'), join(HERE, 'src/icon.svg')],
+  bundle: true,
+  format: 'esm',
+  target: ['chrome111', 'firefox115', 'safari16.4'],
+  minify: true,
+  sourcemap: false,
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  entryNames: '[name]-[hash]',
+  assetNames: '[name]-[hash]',
+  loader: { '.svg': 'copy' },
+  outdir: DIST,
+  metafile: true,
+  write: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/** Writes what one build made, compressed forms and manifest included, in place of the last build's files. */
+function write(result: esbuild.BuildResult<typeof options>): Manifest {
+  rmSync(DIST, { recursive: true, force: true });
+  mkdirSync(DIST, { recursive: true });
+  const names = result.outputFiles!.map((file) => basename(file.path));
+  for (const file of result.outputFiles!) {
+    const name = basename(file.path);
+    writeFileSync(join(DIST, name), file.contents);
+    writeFileSync(join(DIST, `${name}.gz`), gzipSync(file.contents, { level: 9 }));
+    writeFileSync(
+      join(DIST, `${name}.br`),
+      brotliCompressSync(file.contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
+  }
+  const find = (pattern: RegExp) => {
+    const name = names.find((n) => pattern.test(n));
+    if (!name) throw new Error(`the web build made no file like ${pattern}: ${names.join(', ')}`);
+    return name;
+  };
+  const manifest: Manifest = {
+    script: find(/^main-.*\.js$/),
+    style: find(/^main-.*\.css$/),
+    icon: find(/^icon-.*\.svg$/),
+  };
+  writeFileSync(join(DIST, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+export async function buildWeb(): Promise<Manifest> {
+  return write(await esbuild.build(options));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--watch')) {
+    const context = await esbuild.context({
+      ...options,
+      plugins: [
+        {
+          name: 'write',
+          setup: (build) => build.onEnd((result) => void (result.errors.length === 0 && write(result))),
+        },
+      ],
+    });
+    await context.watch();
+  } else {
+    const manifest = await buildWeb();
+    const files = readdirSync(DIST).length;
+    process.stdout.write(`web app built: ${manifest.script}, ${manifest.style} (${files} files in web/dist)\n`);
+  }
+}

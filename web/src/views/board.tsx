@@ -1,0 +1,271 @@
+/**
+ * A project's board: its tasks in three columns by status. Cards move by drag and drop, by the keyboard
+ * (Shift+Arrow) and through a card's menu; every change made anywhere shows up live. The whole project is read in
+ * pages of 1,000 and filtered here (assignee, priority, words of the title), so a filter answers at once and a
+ * live change is placed without asking the service; each column draws only the cards in view.
+ */
+import { useSignal } from '@preact/signals';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, pages } from '../api.ts';
+import { useLive } from '../live.ts';
+import { CardMenu } from '../parts/card-menu.tsx';
+import { Column, type Focus } from '../parts/column.tsx';
+import { ErrorText, describe } from '../parts/error.tsx';
+import { PRIORITIES, PRIORITY_LABEL, TASK_STATUSES, TASK_STATUS_LABEL } from '../parts/labels.ts';
+import { useMembers } from '../parts/members.ts';
+import { matchesWords } from '../parts/search.ts';
+import { useTitle } from '../parts/title.ts';
+import { navigate, place } from '../router.ts';
+import { refusal } from '../session.ts';
+import type { Project, Task } from '../types.ts';
+import { NotFound } from './not-found.tsx';
+
+type Status = Task['status'];
+
+/** A task as the board keeps it: `seq` orders a column, newest first (the order tasks were created in). */
+export interface Card extends Task {
+  readonly seq: number;
+}
+
+const PAGE = 1000;
+const UNASSIGNED = '-';
+
+export function Board({ projectId }: { projectId: string }) {
+  const [project, setProject] = useState<Project | null | 'missing'>(null);
+  const [cards, setCards] = useState<ReadonlyMap<string, Card>>(new Map());
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const announcement = useSignal('');
+  const menuFor = useSignal<Card | null>(null);
+  const focus = useRef<Focus>({ id: null, wanted: false });
+  const seq = useRef(0);
+  useTitle(project && project !== 'missing' ? `${project.name} board` : 'Board');
+
+  const params = place.value.params;
+  const filters = {
+    assignee: params.get('assignee') ?? '',
+    priority: params.get('priority') ?? '',
+    q: params.get('q') ?? '',
+  };
+  const setFilter = (name: keyof typeof filters, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    const search = next.toString();
+    navigate(`/projects/${encodeURIComponent(projectId)}${search ? `?${search}` : ''}`, { replace: true });
+  };
+
+  /** Puts a task in (or back in) the board, unless what the board has is newer. */
+  const put = useCallback((task: Task) => {
+    setCards((map) => {
+      const had = map.get(task.id);
+      if (had && had.updatedAt > task.updatedAt) return map;
+      const next = new Map(map);
+      next.set(task.id, { ...task, seq: had?.seq ?? ++seq.current });
+      return next;
+    });
+  }, []);
+  const drop = useCallback((id: string) => {
+    setCards((map) => {
+      if (!map.has(id)) return map;
+      const next = new Map(map);
+      next.delete(id);
+      return next;
+    });
+  }, []);
+
+  const loading$ = useRef<AbortController | null>(null);
+  const load = useCallback(async () => {
+    loading$.current?.abort();
+    const controller = (loading$.current = new AbortController());
+    setLoading(true);
+    try {
+      const answer = await api<{ data: Project }>('GET', `/api/projects/${encodeURIComponent(projectId)}`, {
+        signal: controller.signal,
+      });
+      setProject(answer.data.data);
+      // The API lists in creation order; the board shows the newest first.
+      const loaded = new Map<string, Card>();
+      seq.current = 0;
+      for await (const page of pages<Task>('/api/tasks', { projectId }, PAGE, controller.signal)) {
+        for (const task of page.records) loaded.set(task.id, { ...task, seq: ++seq.current });
+        setCards(new Map(loaded));
+      }
+      setError(null);
+    } catch (err) {
+      if (controller.signal.aborted) return;
+      if (err instanceof ApiError && err.status === 404) setProject('missing');
+      else setError(describe(err));
+    } finally {
+      if (!controller.signal.aborted) setLoading(false);
+    }
+  }, [projectId]);
+  useEffect(() => {
+    void load();
+    return () => loading$.current?.abort();
+  }, [load]);
+
+  useLive(projectId, {
+    onReset: () => void load(),
+    onEvent: ({ type, data }) => {
+      if (type === 'task.created' || type === 'task.updated') put(data as unknown as Task);
+      else if (type === 'task.deleted') drop(data.id);
+      else if (type === 'project.updated' && data.id === projectId) setProject(data as unknown as Project);
+      else if (type === 'project.deleted' && data.id === projectId) setProject('missing');
+    },
+  });
+
+  const columns = useMemo(() => {
+    const byStatus: Record<Status, Card[]> = { todo: [], in_progress: [], done: [] };
+    for (const card of cards.values()) {
+      if (filters.priority && card.priority !== filters.priority) continue;
+      if (filters.assignee && (card.assignee ?? UNASSIGNED) !== filters.assignee) continue;
+      if (filters.q && !matchesWords(card.title, filters.q)) continue;
+      byStatus[card.status].push(card);
+    }
+    for (const list of Object.values(byStatus)) list.sort((a, b) => b.seq - a.seq);
+    return byStatus;
+  }, [cards, filters.priority, filters.assignee, filters.q]);
+
+  const teamMembers = useMembers(project && project !== 'missing' ? project.teamId : null);
+  const people = useMemo(() => {
+    const names = new Set(teamMembers);
+    for (const card of cards.values()) if (card.assignee) names.add(card.assignee);
+    return [...names].sort((a, b) => a.localeCompare(b));
+  }, [teamMembers, cards]);
+
+  const cannotWrite = refusal('write');
+
+  /** Moves a card: shown at once, stored by a `PATCH` of its status; put back, saying why, if that fails. */
+  const move = async (card: Card, to: Status) => {
+    if (card.status === to || cannotWrite) return;
+    setCards((map) => new Map(map).set(card.id, { ...card, status: to }));
+    announcement.value = `${card.title} moved to ${TASK_STATUS_LABEL[to]}`;
+    try {
+      const answer = await api<{ data: Task }>('PATCH', `/api/tasks/${encodeURIComponent(card.id)}`, {
+        body: { status: to },
+      });
+      put(answer.data.data);
+      setError(null);
+    } catch (err) {
+      setCards((map) => new Map(map).set(card.id, card));
+      setError(`${card.title} could not be moved: ${describe(err)}`);
+      announcement.value = `${card.title} could not be moved`;
+    }
+  };
+
+  const add = async (status: Status, title: string) => {
+    const answer = await api<{ data: Task }>('POST', '/api/tasks', { body: { projectId, title, status } });
+    put(answer.data.data);
+    announcement.value = `${answer.data.data.title} added to ${TASK_STATUS_LABEL[status]}`;
+  };
+
+  if (project === 'missing') return <NotFound what="project" />;
+  const total = cards.size;
+  return (
+    <section class="view board-view" aria-busy={loading}>
+      <div class="view-head">
+        <div>
+          <p class="crumbs">
+            <a href="/projects">Projects</a>
+          </p>
+          <h1>{project ? project.name : 'Loading…'}</h1>
+        </div>
+        <p class="muted" aria-live="polite">
+          {loading ? `Loading tasks… ${total}` : `${total} ${total === 1 ? 'task' : 'tasks'}`}
+        </p>
+      </div>
+      <form class="filters" role="search" aria-label="Filter the board" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          <span>Search titles</span>
+          <input
+            type="search"
+            value={filters.q}
+            maxLength={200}
+            onInput={(e) => setFilter('q', e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          <span>Assignee</span>
+          <select value={filters.assignee} onChange={(e) => setFilter('assignee', e.currentTarget.value)}>
+            <option value="">Anyone</option>
+            <option value={UNASSIGNED}>Unassigned</option>
+            {people.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Priority</span>
+          <select value={filters.priority} onChange={(e) => setFilter('priority', e.currentTarget.value)}>
+            <option value="">Any</option>
+            {PRIORITIES.map((p) => (
+              <option key={p} value={p}>
+                {PRIORITY_LABEL[p]}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <p class="hint muted" id="board-keys">
+        Arrow keys go from card to card; Shift+Left and Shift+Right move a card; Enter opens it; M opens its menu.
+      </p>
+      <ErrorText error={error} />
+      {cannotWrite && <p class="muted">{cannotWrite}: cards cannot be moved or added.</p>}
+      <div class="board">
+        {TASK_STATUSES.map((status, index) => (
+          <Column
+            key={status}
+            status={status}
+            cards={columns[status]}
+            focus={focus.current}
+            readOnly={!!cannotWrite}
+            onMove={(card, to) => void move(card, to)}
+            onDrop={(id, to) => {
+              const card = cards.get(id);
+              if (card) void move(card, to);
+            }}
+            onAdd={(title) => add(status, title)}
+            onMenu={(card) => (menuFor.value = card)}
+            neighbour={(offset) => {
+              const next = TASK_STATUSES[index + offset];
+              return next === undefined ? undefined : { status: next, cards: columns[next] };
+            }}
+            onFocusColumn={(to, at) => {
+              const list = columns[to];
+              const card = list[Math.min(at, list.length - 1)];
+              if (card) {
+                focus.current = { id: card.id, wanted: true };
+                setCards((map) => new Map(map));
+              }
+            }}
+          />
+        ))}
+      </div>
+      <p class="visually-hidden" aria-live="assertive">
+        {announcement.value}
+      </p>
+      {menuFor.value && (
+        <CardMenu
+          card={cards.get(menuFor.value.id) ?? menuFor.value}
+          readOnly={cannotWrite}
+          onClose={() => (menuFor.value = null)}
+          onMove={(to) => {
+            const card = cards.get(menuFor.value!.id);
+            menuFor.value = null;
+            if (card) {
+              focus.current = { id: card.id, wanted: true };
+              void move(card, to);
+            }
+          }}
+          onDeleted={(id) => {
+            menuFor.value = null;
+            drop(id);
+          }}
+        />
+      )}
+    </section>
+  );
+}

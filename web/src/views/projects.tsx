@@ -1,0 +1,304 @@
+/** The projects: each with its status, team and open tasks; create, edit and delete (saying what a delete removes). */
+import { useSignal } from '@preact/signals';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, query } from '../api.ts';
+import { useLive } from '../live.ts';
+import { Dialog } from '../parts/dialog.tsx';
+import { ErrorText, describe } from '../parts/error.tsx';
+import { useTitle } from '../parts/title.ts';
+import { navigate } from '../router.ts';
+import { refusal } from '../session.ts';
+import { PROJECT_STATUSES, PROJECT_STATUS_LABEL } from '../parts/labels.ts';
+import type { Project, TeamSummary } from '../types.ts';
+
+interface Row extends Project {
+  open?: number;
+}
+
+/** How many records a list has, from its `X-Total-Count`, without reading them. */
+async function countOf(path: string, params: Record<string, string>): Promise<number> {
+  const answer = await api<unknown>('GET', `${path}${query({ ...params, limit: 1 })}`);
+  return Number(answer.headers.get('x-total-count') ?? 0);
+}
+
+const openTasks = (projectId: string) => countOf('/api/tasks', { projectId, 'status[in]': 'todo,in_progress' });
+
+export function Projects() {
+  useTitle('Projects');
+  const [rows, setRows] = useState<Row[] | null>(null);
+  const [teams, setTeams] = useState<TeamSummary[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const editing = useSignal<Project | 'new' | null>(null);
+  const deleting = useSignal<Project | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      const [projects, teamList] = await Promise.all([
+        api<{ data: Project[] }>('GET', '/api/projects'),
+        api<{ data: TeamSummary[] }>('GET', '/api/teams'),
+      ]);
+      const counted = await Promise.all(projects.data.data.map(async (p) => ({ ...p, open: await openTasks(p.id) })));
+      setRows(counted);
+      setTeams(teamList.data.data);
+      setError(null);
+    } catch (err) {
+      setError(describe(err));
+    }
+  }, []);
+  useEffect(() => void load(), [load]);
+
+  const recount = (projectId: string) =>
+    openTasks(projectId)
+      .then((open) => setRows((list) => list && list.map((r) => (r.id === projectId ? { ...r, open } : r))))
+      .catch(() => {});
+
+  useLive(undefined, {
+    onReset: () => void load(),
+    onEvent: ({ type, data }) => {
+      if (type === 'project.created')
+        setRows(
+          (list) => list && [...list.filter((r) => r.id !== data.id), { ...(data as unknown as Project), open: 0 }],
+        );
+      else if (type === 'project.updated')
+        setRows((list) => list && list.map((r) => (r.id === data.id ? { ...r, ...(data as unknown as Project) } : r)));
+      else if (type === 'project.deleted') setRows((list) => list && list.filter((r) => r.id !== data.id));
+      else if (type.startsWith('task.')) void recount(String(data.projectId));
+      else if (type.startsWith('team.')) void load();
+    },
+  });
+
+  const teamName = (id: string | null) => (id ? (teams.find((t) => t.id === id)?.name ?? id) : '—');
+  const cannotWrite = refusal('write');
+
+  return (
+    <section class="view">
+      <div class="view-head">
+        <h1>Projects</h1>
+        <button
+          type="button"
+          onClick={() => (editing.value = 'new')}
+          disabled={!!cannotWrite}
+          title={cannotWrite ?? undefined}
+        >
+          New project
+        </button>
+      </div>
+      <ErrorText error={error} />
+      {rows === null && !error && <p aria-busy="true">Loading the projects…</p>}
+      {rows && rows.length === 0 && <p>No projects yet. Create the first one.</p>}
+      {rows && rows.length > 0 && (
+        <ul class="projects" aria-label="Projects">
+          {rows.map((p) => (
+            <li key={p.id} class="project-row">
+              <div class="project-main">
+                <a class="project-name" href={`/projects/${encodeURIComponent(p.id)}`}>
+                  {p.name}
+                </a>
+                {p.description && <p class="muted clamp">{p.description}</p>}
+              </div>
+              <dl class="facts">
+                <div>
+                  <dt>Status</dt>
+                  <dd>
+                    <span class={`badge status-${p.status}`}>{PROJECT_STATUS_LABEL[p.status]}</span>
+                  </dd>
+                </div>
+                <div>
+                  <dt>Team</dt>
+                  <dd>{teamName(p.teamId)}</dd>
+                </div>
+                <div>
+                  <dt>Open tasks</dt>
+                  <dd>{p.open ?? '…'}</dd>
+                </div>
+              </dl>
+              <div class="row-actions">
+                <button
+                  type="button"
+                  class="quiet"
+                  aria-label={`Edit ${p.name}`}
+                  disabled={!!cannotWrite}
+                  title={cannotWrite ?? undefined}
+                  onClick={() => (editing.value = p)}
+                >
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  class="quiet danger"
+                  aria-label={`Delete ${p.name}`}
+                  disabled={!!cannotWrite}
+                  title={cannotWrite ?? undefined}
+                  onClick={() => (deleting.value = p)}
+                >
+                  Delete
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {cannotWrite && <p class="muted">{cannotWrite}: you can look, not change.</p>}
+      {editing.value && (
+        <ProjectForm
+          project={editing.value === 'new' ? null : editing.value}
+          teams={teams}
+          onClose={() => (editing.value = null)}
+          onSaved={(saved, created) => {
+            editing.value = null;
+            setRows(
+              (list) =>
+                list &&
+                (created
+                  ? [...list.filter((r) => r.id !== saved.id), { ...saved, open: 0 }]
+                  : list.map((r) => (r.id === saved.id ? { ...r, ...saved } : r))),
+            );
+            if (created) navigate(`/projects/${encodeURIComponent(saved.id)}`);
+          }}
+        />
+      )}
+      {deleting.value && (
+        <DeleteProject
+          project={deleting.value}
+          onClose={() => (deleting.value = null)}
+          onDeleted={(id) => {
+            deleting.value = null;
+            setRows((list) => list && list.filter((r) => r.id !== id));
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function ProjectForm(props: {
+  project: Project | null;
+  teams: TeamSummary[];
+  onClose: () => void;
+  onSaved: (project: Project, created: boolean) => void;
+}) {
+  const { project } = props;
+  const [name, setName] = useState(project?.name ?? '');
+  const [description, setDescription] = useState(project?.description ?? '');
+  const [status, setStatus] = useState<Project['status']>(project?.status ?? 'planned');
+  const [teamId, setTeamId] = useState(project?.teamId ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const body = { name, description, status, teamId: teamId === '' ? null : teamId };
+      const answer = project
+        ? await api<{ data: Project }>('PUT', `/api/projects/${encodeURIComponent(project.id)}`, { body })
+        : await api<{ data: Project }>('POST', '/api/projects', { body });
+      props.onSaved(answer.data.data, !project);
+    } catch (err) {
+      setError(describe(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={project ? `Edit ${project.name}` : 'New project'} onClose={props.onClose}>
+      <form class="stack" onSubmit={(e) => void submit(e)} noValidate>
+        <label for="project-name">Name</label>
+        <input
+          id="project-name"
+          value={name}
+          maxLength={200}
+          autoFocus
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <label for="project-description">Description</label>
+        <textarea
+          id="project-description"
+          rows={3}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
+        <label for="project-status">Status</label>
+        <select
+          id="project-status"
+          value={status}
+          onChange={(e) => setStatus(e.currentTarget.value as Project['status'])}
+        >
+          {PROJECT_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {PROJECT_STATUS_LABEL[s]}
+            </option>
+          ))}
+        </select>
+        <label for="project-team">Team</label>
+        <select id="project-team" value={teamId} onChange={(e) => setTeamId(e.currentTarget.value)}>
+          <option value="">No team</option>
+          {props.teams.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+        <ErrorText error={error} />
+        <div class="buttons">
+          <button type="submit" disabled={busy}>
+            {project ? 'Save' : 'Create project'}
+          </button>
+          <button type="button" class="quiet" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** The confirmation says what the cascade removes, counted when it opens. */
+function DeleteProject(props: { project: Project; onClose: () => void; onDeleted: (id: string) => void }) {
+  const { project } = props;
+  const [counts, setCounts] = useState<{ tasks: number; milestones: number; comments: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    Promise.all([
+      countOf('/api/tasks', { projectId: project.id }),
+      countOf('/api/milestones', { projectId: project.id }),
+      countOf('/api/comments', { targetType: 'project', targetId: project.id }),
+    ])
+      .then(([tasks, milestones, comments]) => setCounts({ tasks, milestones, comments }))
+      .catch((err: unknown) => setError(describe(err)));
+  }, [project.id]);
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api('DELETE', `/api/projects/${encodeURIComponent(project.id)}`);
+      props.onDeleted(project.id);
+    } catch (err) {
+      setError(describe(err));
+      setBusy(false);
+    }
+  };
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return (
+    <Dialog title={`Delete ${project.name}?`} onClose={props.onClose}>
+      <p id="delete-what">
+        {counts
+          ? `This deletes the project with ${plural(counts.tasks, 'task', 'tasks')} (and their comments and time entries), ${plural(counts.milestones, 'milestone', 'milestones')} and ${plural(counts.comments, 'comment', 'comments')} on the project. It cannot be undone.`
+          : 'Counting what the delete removes…'}
+      </p>
+      <ErrorText error={error} />
+      <div class="buttons">
+        <button
+          type="button"
+          class="danger"
+          disabled={busy || !counts}
+          onClick={() => void remove()}
+          aria-describedby="delete-what"
+        >
+          Delete project
+        </button>
+        <button type="button" class="quiet" onClick={props.onClose} autoFocus>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}
