@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Folders that hold no Markdown of the project's own. */
-const SKIP = new Set(['node_modules', '.git', 'dist', 'results']);
+const SKIP = new Set(['node_modules', '.git', 'dist']);
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
