@@ -13,7 +13,7 @@ interface ErrorKind {
 /**
  * Every error code the service answers, declared once (as fastify's `lib/errors.js` does). The status and the
  * default message of an `AppError`, the `code` enum of the error body, the document's error responses and the
- * README's table (checked by test/http/errors.test.ts) all come from here: adding a code is one line.
+ * error table of docs/api.md (checked by test/http/errors.test.ts) all come from here: adding a code is one line.
  */
 export const ERROR_CATALOGUE = {
   VALIDATION_ERROR: {

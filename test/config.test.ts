@@ -167,9 +167,9 @@ test('the webhook dispatcher built without settings uses the service defaults', 
   );
 });
 
-test("the README's configuration table lists every setting with its variable, flag and default", () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(--[a-z-]+)` \| (?:`([^`]*)`|unset) \|/gm)];
+test('docs/configuration.md lists every setting with its variable, flag and default', () => {
+  const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+  const rows = [...page.matchAll(/^\| `([A-Z_]+)` \| `(--[a-z-]+)` \| (?:`([^`]*)`|unset) \|/gm)];
   assert.equal(rows.length, Object.keys(DEFAULT_CONFIG).length, 'one row per setting');
   for (const [, variable, flag, documented] of rows) {
     // The documented default, given through the variable or the flag, is the default; `unset` has none.

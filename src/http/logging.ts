@@ -86,7 +86,8 @@ export interface LineStream {
  * does the writing, retries included. A line is out microseconds after it was logged, whatever the traffic, and
  * what a turn logged is written before the process exits (`exit` runs for `process.exit` and uncaught errors).
  * Under load one turn answers many requests, so their access lines cost one `write` between them, instead of one
- * hand-off to libuv's thread pool per line (pino's default asynchronous stream); bench/README.md has the figures.
+ * hand-off to libuv's thread pool per line (pino's default asynchronous stream); bench/HISTORY.md ("third round")
+ * has the figures.
  * One for the process, shared by every app built in it (there is one stdout).
  */
 export function stdoutPerTurn(): LineStream {
@@ -198,7 +199,7 @@ class LazyChild {
  * Given `lines` (the stream of the service's own logger, made by {@link loggerOptions}), the line is formatted
  * here, exactly as that logger would (pino's defaults: numeric level, epoch time, pid and hostname), and written
  * to it: the one line every request logs then skips pino's generic serializing of its fields (the same bytes; a
- * test compares them with pino's); bench/README.md has what that saves.
+ * test compares them with pino's); bench/HISTORY.md ("fourth round") has what that saves.
  * Without `lines` (a logger of the caller's, whose format is its own), it goes through the service's logger.
  */
 export class AccessLog extends LogController {

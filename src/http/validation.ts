@@ -99,7 +99,7 @@ type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
 
 /**
  * How a number is written in a query string or path: digits, and for a `number` a fraction (`hours[gte]=1.5`), never
- * an exponent (`1e3`), as the README promises for every number of a query.
+ * an exponent (`1e3`), as docs/api.md promises for every number of a query.
  */
 const WRITTEN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
 

@@ -5,8 +5,8 @@ import { NestedTransactionError } from './store.ts';
  * Whether this runtime's `AsyncLocalStorage` follows the async context through promise hooks (Node 20, and 22
  * unless started with `--experimental-async-context-frame`; told by the hooks' `_propagate` on its prototype). Once
  * one is used there, every promise of the process pays for it: a webhook's delivery and the writes that cause it
- * are promise-heavy, and lose about a tenth of their speed (bench/README.md). Node 24 carries the context in
- * frames, at no such cost.
+ * are promise-heavy, and lose about a tenth of their speed (bench/HISTORY.md, "promises that carry no context").
+ * Node 24 carries the context in frames, at no such cost.
  */
 export const CONTEXT_ON_PROMISE_HOOKS = '_propagate' in AsyncLocalStorage.prototype;
 

@@ -10,7 +10,7 @@ import type { WebhookRecord } from '../resources/webhooks/schema.ts';
 /**
  * The sample records present at every start: one small, consistent history. Tasks belong to real projects
  * and are assigned to members of the project's team; comments and time entries are by those members; the
- * activity log tells how it came about. Ids are stable so the README, examples and tests can name them.
+ * activity log tells how it came about. Ids are stable so the docs, examples and tests can name them.
  */
 
 const at = (day: string, time = '09:00:00') => `2026-${day}T${time}.000Z`;

@@ -87,11 +87,11 @@ test('an AppError takes its status, and its message when none is given, from the
   assert.deepEqual(given.toBody().error.details, [{ field: 'id', message: 'unknown' }]);
 });
 
-test("the README's error table lists every code of the catalogue with its status, in its order", () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('| Status | Code | When |');
-  assert.ok(start > 0, 'the table is in the README');
-  const table = readme.slice(start, readme.indexOf('\n\n', start));
+test("docs/api.md's error table lists every code of the catalogue with its status, in its order", () => {
+  const page = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const start = page.indexOf('| Status | Code | When |');
+  assert.ok(start > 0, 'the table is in docs/api.md');
+  const table = page.slice(start, page.indexOf('\n\n', start));
   const rows = [...table.matchAll(/^\| (\d{3}) \| `([A-Z_]+)` \|/gm)].map((m) => [Number(m[1]), m[2]]);
   assert.deepEqual(
     rows,
