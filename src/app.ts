@@ -56,6 +56,8 @@ export interface AppDeps {
   makeDispatcher?: (options: DispatcherOptions) => WebhookDispatcher;
   /** How many records an unpaged list reads at a time; default: the store's (`Store.listPart`). */
   listPart?: number;
+  /** The folder of the built web app; default: `web/dist` (`npm run build:web`). */
+  webDist?: string;
 }
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
@@ -177,7 +179,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     STREAM_TAG,
   ]);
   // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`.
-  registerWebApp(app, { auth: config.auth });
+  registerWebApp(app, { auth: config.auth }, deps.webDist);
 
   // What the service does by itself with every change: in its transaction, the event stream's entries, the audit
   // trail, the users' notifications and the deliveries to the webhooks subscribed, written to the outbox (all

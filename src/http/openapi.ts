@@ -117,6 +117,10 @@ export async function registerOpenApi(
         operationId: 'getIndex',
         tags: [SERVICE_TAG.name],
         summary: 'Where to start: links to the docs page and the OpenAPI document',
+        description:
+          'A client whose `Accept` prefers `text/html` to `application/json` by q-value (a browser) is given the web ' +
+          "app's page here instead, as it is at the app's own paths (`/projects/…`, `/tasks/…`); a tie, `*/*` or " +
+          'no `Accept` get this JSON.',
         response: { 200: Index },
       },
     },

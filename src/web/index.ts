@@ -52,7 +52,7 @@ const viewConstraint: Parameters<FastifyInstance['addConstraintStrategy']>[0] = 
  * the service's own scripts and styles only, never cached; its hashed assets under `/assets/`, compressed (brotli or
  * gzip, made at build time) and cached for a year. Not built (`npm run build:web`): the page answers 503 saying so.
  */
-export function registerWebApp(app: FastifyInstance, settings: PageSettings, dist = WEB_DIST): void {
+export function registerWebApp(app: FastifyInstance, settings: PageSettings, dist: string = WEB_DIST): void {
   const built = readBuild(dist);
   if (!built) app.log.warn(`the web app is not built (no ${join(dist, 'manifest.json')}): run npm run build:web`);
   const html = built && pageHtml(built.manifest, settings);
