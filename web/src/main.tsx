@@ -10,5 +10,5 @@ addEventListener('unhandledrejection', (event) => {
   document.dispatchEvent(new CustomEvent('app-error', { detail: reason }));
 });
 
-await restore();
 render(<App />, document.getElementById('app')!);
+void restore();

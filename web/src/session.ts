@@ -22,6 +22,8 @@ const TOKEN_KEY = 'pm-service.token';
 const ALL: readonly Scope[] = ['read', 'write', 'admin'];
 
 export const user = signal<User | null>(null);
+/** True while the user of the last visit is being restored (a token is checked with the service first). */
+export const restoring = signal(true);
 /** Why the user was signed out, shown on the sign-in form. */
 export const signedOutBecause = signal<string | null>(null);
 
@@ -73,11 +75,15 @@ export async function signInWithToken(token: string): Promise<void> {
 
 /** The user of the last visit, if any: the name kept, or the token of this tab's session, checked again. */
 export async function restore(): Promise<void> {
-  if (authMode === 'none') {
-    const name = localStorage.getItem(NAME_KEY);
-    if (name) signInAs(name);
-    return;
+  try {
+    if (authMode === 'none') {
+      const name = localStorage.getItem(NAME_KEY);
+      if (name) signInAs(name);
+      return;
+    }
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) await signInWithToken(token).catch(() => sessionStorage.removeItem(TOKEN_KEY));
+  } finally {
+    restoring.value = false;
   }
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) await signInWithToken(token).catch(() => sessionStorage.removeItem(TOKEN_KEY));
 }

@@ -4,7 +4,7 @@ import { useEffect } from 'preact/hooks';
 import { connection } from '../api.ts';
 import { streamState } from '../live.ts';
 import { followLink, place } from '../router.ts';
-import { authMode, signOut, user } from '../session.ts';
+import { authMode, restoring, signOut, user } from '../session.ts';
 import { Board } from './board.tsx';
 import { NotFound } from './not-found.tsx';
 import { Projects } from './projects.tsx';
@@ -41,7 +41,7 @@ export function App() {
       </header>
       <AppError />
       <main id="main" tabIndex={-1}>
-        {me ? <View /> : <SignIn />}
+        {me ? <View /> : restoring.value ? <p aria-busy="true">Signing in…</p> : <SignIn />}
       </main>
     </div>
   );

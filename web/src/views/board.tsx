@@ -38,6 +38,7 @@ export function Board({ projectId }: { projectId: string }) {
   const announcement = useSignal('');
   const menuFor = useSignal<Card | null>(null);
   const focus = useRef<Focus>({ id: null, wanted: false });
+  const [, refocus] = useState(0);
   const seq = useRef(0);
   useTitle(project && project !== 'missing' ? `${project.name} board` : 'Board');
 
@@ -55,17 +56,23 @@ export function Board({ projectId }: { projectId: string }) {
     navigate(`/projects/${encodeURIComponent(projectId)}${search ? `?${search}` : ''}`, { replace: true });
   };
 
-  /** Puts a task in (or back in) the board, unless what the board has is newer. */
-  const put = useCallback((task: Task) => {
+  /** Ids deleted since the board began loading: a page read before the delete must not bring them back. */
+  const deleted = useRef(new Set<string>());
+  /** Puts tasks in (or back in) the board, unless what the board has is newer. */
+  const put = useCallback((...tasks: Task[]) => {
     setCards((map) => {
-      const had = map.get(task.id);
-      if (had && had.updatedAt > task.updatedAt) return map;
-      const next = new Map(map);
-      next.set(task.id, { ...task, seq: had?.seq ?? ++seq.current });
-      return next;
+      let next: Map<string, Card> | undefined;
+      for (const task of tasks) {
+        const had = map.get(task.id);
+        if ((had && had.updatedAt > task.updatedAt) || deleted.current.has(task.id)) continue;
+        next ??= new Map(map);
+        next.set(task.id, { ...task, seq: had?.seq ?? ++seq.current });
+      }
+      return next ?? map;
     });
   }, []);
   const drop = useCallback((id: string) => {
+    deleted.current.add(id);
     setCards((map) => {
       if (!map.has(id)) return map;
       const next = new Map(map);
@@ -84,13 +91,12 @@ export function Board({ projectId }: { projectId: string }) {
         signal: controller.signal,
       });
       setProject(answer.data.data);
-      // The API lists in creation order; the board shows the newest first.
-      const loaded = new Map<string, Card>();
+      // The API lists in creation order, and `seq` keeps it (the board shows the newest first). Changes heard on
+      // the stream meanwhile are kept where they are newer than the page read.
       seq.current = 0;
-      for await (const page of pages<Task>('/api/tasks', { projectId }, PAGE, controller.signal)) {
-        for (const task of page.records) loaded.set(task.id, { ...task, seq: ++seq.current });
-        setCards(new Map(loaded));
-      }
+      deleted.current.clear();
+      setCards(new Map());
+      for await (const page of pages<Task>('/api/tasks', { projectId }, PAGE, controller.signal)) put(...page.records);
       setError(null);
     } catch (err) {
       if (controller.signal.aborted) return;
@@ -238,7 +244,7 @@ export function Board({ projectId }: { projectId: string }) {
               const card = list[Math.min(at, list.length - 1)];
               if (card) {
                 focus.current = { id: card.id, wanted: true };
-                setCards((map) => new Map(map));
+                refocus((n) => n + 1);
               }
             }}
           />
