@@ -170,9 +170,19 @@ const FAILED_LOAD = /^Failed to load resource: the server responded with a statu
 export async function openPage(
   t: TestContext,
   server: Server,
-  options: { path?: string; name?: string; viewport?: { width: number; height: number } } = {},
+  options: {
+    path?: string;
+    name?: string;
+    viewport?: { width: number; height: number };
+    colorScheme?: 'light' | 'dark';
+  } = {},
 ): Promise<Browsing> {
-  const context = await (await browser()).newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
+  const context = await (
+    await browser()
+  ).newContext({
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+    colorScheme: options.colorScheme ?? 'light',
+  });
   const problems: string[] = [];
   const allowed = new Set<number>();
   const cleanup = cleanupOf(t);
