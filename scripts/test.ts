@@ -2,9 +2,9 @@
  * Runs the test files with Node's test runner, two at a time: `spec` output, then one summary line,
  * `N passed, N failed` (what CI reads), with the skipped tests named on the line before it when there are any.
  * The files that exercise the service through its API (ON_EVERY_STORE) run again on the embedded store and, when
- * `TEST_DATABASE_URL` answers, on PostgreSQL (`TEST_STORE`, read by test/helpers/store.ts); those runs' tests are
- * named `[embedded] …` and `[postgres] …`, and the summary counts every run. The resource and event suites run once
- * more with every transaction run twice (`[rerun] …`).
+ * `TEST_DATABASE_URL` answers, on PostgreSQL (`TEST_STORE`, read by test/helpers/store.ts; the web app in a browser,
+ * WEB_BROWSER, not on PostgreSQL); those runs' tests are named `[embedded] …` and `[postgres] …`, and the summary
+ * counts every run. The resource and event suites run once more with every transaction run twice (`[rerun] …`).
  * `--fast`: every file but the slow ones (SLOW), on the memory store only, for `npm run test:fast`. Other arguments:
  * only the files under these paths (`npm run test:fast -- test/webhooks`). Exits 1 when a test failed.
  */
@@ -16,6 +16,14 @@ import { run } from 'node:test';
 import { spec, type TestEvent } from 'node:test/reporters';
 import { PgliteDriver } from '../src/store/sql/pglite.ts';
 import { testServer } from '../test/store/sql-harness.ts';
+
+/** The web app in a browser, end to end (test/web/helpers.ts): slow, and run on the memory and embedded stores. */
+const WEB_BROWSER = [
+  'test/web/a11y.test.ts',
+  'test/web/board.test.ts',
+  'test/web/task.test.ts',
+  'test/web/token.test.ts',
+];
 
 /**
  * Fuzzing, real server processes under load and over raw sockets or TLS, the browser, and the stores' own suites on
@@ -36,6 +44,7 @@ const SLOW = [
   'test/store/sql-postgres.test.ts',
   'test/stream/browser.test.ts',
   'test/webhooks/tls.test.ts',
+  ...WEB_BROWSER,
 ];
 
 /**
@@ -56,7 +65,14 @@ const ON_EVERY_STORE = [
   'test/webhooks/limits.test.ts',
   'test/webhooks/outbox.test.ts',
   'test/webhooks/url-guard.test.ts',
+  ...WEB_BROWSER,
 ];
+
+/**
+ * Of those, the ones that run on the memory and embedded stores only: the web app in a browser goes through the
+ * whole service, whose SQL store the embedded run already covers.
+ */
+const NOT_ON_POSTGRES = WEB_BROWSER;
 
 /** The API suites run once more on a memory store that runs every transaction twice, the first rolled back. */
 const RERUN = ['test/events/', 'test/resources/', 'test/webhooks/outbox.test.ts'];
@@ -133,7 +149,11 @@ if (!fast && onEveryStore.length > 0) {
 
   const server = await testServer();
   if ('skip' in server) process.stdout.write(`\nThe PostgreSQL runs are skipped: ${server.skip}.\n`);
-  else await runOn('postgres', onEveryStore);
+  else
+    await runOn(
+      'postgres',
+      onEveryStore.filter((file) => !NOT_ON_POSTGRES.includes(file)),
+    );
 }
 
 if (skipped.length > 0) process.stdout.write(`\n${skipped.length} skipped: ${skipped.join('; ')}`);
