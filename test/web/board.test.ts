@@ -214,9 +214,16 @@ test('another browser sees cards created, moved and deleted, live, without reloa
 
 test('a title that looks like markup is shown as text, never run', options, async (t) => {
   const server = await startServer(t);
-  const project = await server.project('Markup');
   const title = '<img src=x onerror=alert(1)>';
+  const project = await server.project(`Markup ${title}`);
   const task = await server.task(project.id, title);
+  const comment = await server.api('POST', '/api/comments', {
+    targetType: 'task',
+    targetId: task.id,
+    author: '<b>bob</b>',
+    body: `${title}<script>alert(2)</script>`,
+  });
+  assert.equal(comment.status, 201);
   const { page } = await openPage(t, server, { name: 'alice' });
   const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
@@ -238,6 +245,12 @@ test('a title that looks like markup is shown as text, never run', options, asyn
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), title);
   assert.equal(await page.title(), `${title} · pm-service`);
+  await page.getByText(`${title}<script>alert(2)</script>`, { exact: true }).waitFor();
+  await page.getByText('<b>bob</b>', { exact: true }).waitFor();
+  assert.equal(await page.locator('.comments b, .comments script').count(), 0);
+  await page.goto(`${server.base}/projects`);
+  await page.getByRole('link', { name: `Markup ${title}`, exact: true }).waitFor();
+  assert.equal(await page.locator('img').count(), 0, 'no img element');
 
   assert.equal(await page.locator('img').count(), 0, 'no img element');
   await gotoBoard(page, server, project.id);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eventually, noBrowser, openPage, startServer, TEST_TIMEOUT } from './helpers.ts';
+import { eventually, LIVE_MS, noBrowser, openPage, startServer, TEST_TIMEOUT } from './helpers.ts';
 
 const options = { timeout: TEST_TIMEOUT, skip: noBrowser() };
 
@@ -13,8 +13,8 @@ test("a task's title edited in its view is saved, and its heading and the page t
   const server = await startServer(t);
   const project = await server.project('Editing');
   const task = await server.task(project.id, 'Old title');
-  const { page } = await openPage(t, server, { name: 'alice' });
-  await page.goto(`${server.base}/tasks/${task.id}`);
+  // A deep link: the app asks for the name first, then shows the task.
+  const { page } = await openPage(t, server, { path: `/tasks/${task.id}`, name: 'alice' });
 
   await page.getByRole('heading', { name: 'Old title', level: 1 }).waitFor();
   assert.equal(await page.title(), 'Old title · pm-service');
@@ -116,4 +116,35 @@ test('an edit that meets a change made meanwhile shows the current values, then 
   assert.equal(stored.title, 'Mine');
   // Only the user's field was applied: the other change stays.
   assert.equal(stored.priority, 'high');
+});
+
+test('the task view shows changes and comments made elsewhere, live', options, async (t) => {
+  const server = await startServer(t);
+  const project = await server.project('Watching');
+  const task = await server.task(project.id, 'Watched task');
+  const { page } = await openPage(t, server, { path: `/tasks/${task.id}`, name: 'alice' });
+  await page.getByRole('heading', { name: 'Watched task', level: 1 }).waitFor();
+  await page.getByText('No comments yet.').waitFor();
+  const seen = { timeout: LIVE_MS };
+
+  assert.equal((await server.api('PATCH', `/api/tasks/${task.id}`, { title: 'Renamed elsewhere' })).status, 200);
+  await page.getByRole('heading', { name: 'Renamed elsewhere', level: 1 }).waitFor(seen);
+  assert.equal(await page.getByRole('textbox', { name: 'Title' }).inputValue(), 'Renamed elsewhere');
+
+  const comment = await server.api('POST', '/api/comments', {
+    targetType: 'task',
+    targetId: task.id,
+    author: 'bob',
+    body: 'Said elsewhere',
+  });
+  assert.equal(comment.status, 201);
+  const comments = page.getByRole('region', { name: /^Comments/ });
+  await comments.getByText('Said elsewhere', { exact: true }).waitFor(seen);
+  assert.equal((await server.api('DELETE', `/api/comments/${comment.body.data.id}`)).status, 200);
+  await comments.getByText('Said elsewhere', { exact: true }).waitFor({ state: 'detached', ...seen });
+
+  // Deleted elsewhere: the view says the task is gone.
+  const deleted = await server.api('DELETE', `/api/tasks/${task.id}`);
+  assert.equal(deleted.status, 200);
+  await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
 });
