@@ -40,7 +40,8 @@ export function Board({ projectId }: { projectId: string }) {
   const focus = useRef<Focus>({ id: null, wanted: false });
   const [, refocus] = useState(0);
   const seq = useRef(0);
-  useTitle(project && project !== 'missing' ? `${project.name} board` : 'Board');
+  // Missing, the view names itself as NotFound does: a parent's effect runs after its child's, and would win.
+  useTitle(project === 'missing' ? 'Not found' : project ? `${project.name} board` : 'Board');
 
   const params = place.value.params;
   const filters = {

@@ -59,7 +59,8 @@ export function TaskView({ taskId }: { taskId: string }) {
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [historyVersion, setHistoryVersion] = useState(0);
-  useTitle(task && task !== 'missing' ? task.record.title : 'Task');
+  // Missing, the view names itself as NotFound does: a parent's effect runs after its child's, and would win.
+  useTitle(task === 'missing' ? 'Not found' : task ? task.record.title : 'Task');
 
   const load = useCallback(async () => {
     try {
