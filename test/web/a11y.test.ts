@@ -12,6 +12,7 @@ import {
   boardLoaded,
   card,
   column,
+  eventually,
   gotoBoard,
   header,
   noBrowser,
@@ -155,16 +156,22 @@ test(
     const task = await server.task(project.id, 'A named card', { priority: 'high', assignee: 'carol' });
     const { page } = await openPage(t, server);
 
-    assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'Who are you? · pm-service' });
+    await eventually(async () =>
+      assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'Who are you? · pm-service' }),
+    );
     await page.getByRole('combobox', { name: 'Username' }).fill('dana');
     await page.getByRole('combobox', { name: 'Username' }).press('Enter');
     await header(page).getByText('dana', { exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
-    assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'Projects · pm-service' });
+    await eventually(async () =>
+      assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'Projects · pm-service' }),
+    );
 
     await gotoBoard(page, server, project.id);
     await page.getByRole('heading', { name: 'Named', level: 1 }).waitFor();
-    assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'Named board · pm-service' });
+    await eventually(async () =>
+      assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'Named board · pm-service' }),
+    );
     const lists = await page
       .locator('[role="list"], ul, ol')
       .evaluateAll((els: any[]) =>
@@ -186,7 +193,9 @@ test(
 
     await page.goto(`${server.base}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'A named card', level: 1 }).waitFor();
-    assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'A named card · pm-service' });
+    await eventually(async () =>
+      assert.deepEqual(await langAndTitle(page), { lang: 'en', title: 'A named card · pm-service' }),
+    );
     await page.getByRole('textbox', { name: 'Title' }).waitFor();
     await page.getByRole('textbox', { name: 'Comment', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Add comment' }).waitFor();

@@ -210,6 +210,11 @@ test('another browser sees cards created, moved and deleted, live, without reloa
   assert.equal((await server.api('GET', `/api/tasks/${task.id}`)).status, 404);
 
   assert.equal(await second.page.evaluate(() => (globalThis as any).mark), 42, 'no reload');
+
+  // The project deleted through the API: the board says it is gone.
+  assert.equal((await server.api('DELETE', `/api/projects/${project.id}`)).status, 200);
+  await second.page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
+  await eventually(async () => assert.equal(await second.page.title(), 'Not found · pm-service'));
 });
 
 test('a title that looks like markup is shown as text, never run', options, async (t) => {

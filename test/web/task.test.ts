@@ -147,4 +147,5 @@ test('the task view shows changes and comments made elsewhere, live', options, a
   const deleted = await server.api('DELETE', `/api/tasks/${task.id}`);
   assert.equal(deleted.status, 200);
   await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
+  await eventually(async () => assert.equal(await page.title(), 'Not found · pm-service'));
 });
