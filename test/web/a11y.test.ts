@@ -19,6 +19,7 @@ import {
   openPage,
   startServer,
   TEST_TIMEOUT,
+  titled,
 } from './helpers.ts';
 
 const options = { timeout: TEST_TIMEOUT, skip: noBrowser() };
@@ -91,7 +92,7 @@ test(
     browsing.allowStatus(404);
     await page.goto(`${server.base}/tasks/task_missing`);
     await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor();
-    assert.equal(await page.title(), 'Not found · pm-service');
+    await titled(page, 'Not found');
     await noSeriousViolations(page, 'a task that does not exist');
   },
 );

@@ -16,6 +16,7 @@ import {
   openPage,
   startServer,
   TEST_TIMEOUT,
+  titled,
   type Server,
 } from './helpers.ts';
 
@@ -51,7 +52,7 @@ test('a project created in its dialog (name, status, team) opens on its empty bo
     await column(page, label).waitFor({ state: 'attached' });
     assert.equal(await column(page, label).getByRole('listitem').count(), 0);
   }
-  assert.equal(await page.title(), 'Launch plan board · pm-service');
+  await titled(page, 'Launch plan board');
 
   const id = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!);
   const stored = (await server.api('GET', `/api/projects/${id}`)).body.data;
@@ -214,7 +215,7 @@ test('another browser sees cards created, moved and deleted, live, without reloa
   // The project deleted through the API: the board says it is gone.
   assert.equal((await server.api('DELETE', `/api/projects/${project.id}`)).status, 200);
   await second.page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
-  await eventually(async () => assert.equal(await second.page.title(), 'Not found · pm-service'));
+  await titled(second.page, 'Not found');
 });
 
 test('a title that looks like markup is shown as text, never run', options, async (t) => {
@@ -249,7 +250,7 @@ test('a title that looks like markup is shown as text, never run', options, asyn
   await page.goto(`${server.base}/tasks/${task.id}`);
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), title);
-  assert.equal(await page.title(), `${title} · pm-service`);
+  await titled(page, title);
   await page.getByText(`${title}<script>alert(2)</script>`, { exact: true }).waitFor();
   await page.getByText('<b>bob</b>', { exact: true }).waitFor();
   assert.equal(await page.locator('.comments b, .comments script').count(), 0);

@@ -5,6 +5,7 @@
  * own unhandled rejections included) or a request to another host; a test allows the browser's "Failed to load
  * resource" line only for a status it provoked itself (`allowStatus`).
  */
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -247,6 +248,12 @@ export function escapeRegExp(text: string): string {
 /** Whether the element has the focus. */
 export function hasFocus(locator: Locator): Promise<boolean> {
   return locator.evaluate((el: any) => el === el.ownerDocument.activeElement);
+}
+
+/** Waits for the document's title to be `view` and the app's name (a view sets it once it has drawn). */
+export async function titled(page: Page, view: string): Promise<void> {
+  const want = `${view} · pm-service`;
+  await eventually(async () => assert.equal(await page.title(), want), 5_000);
 }
 
 /** Waits until `check` passes (it throws while it does not), up to `ms`. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eventually, LIVE_MS, noBrowser, openPage, startServer, TEST_TIMEOUT } from './helpers.ts';
+import { LIVE_MS, noBrowser, openPage, startServer, TEST_TIMEOUT, titled } from './helpers.ts';
 
 const options = { timeout: TEST_TIMEOUT, skip: noBrowser() };
 
@@ -17,7 +17,7 @@ test("a task's title edited in its view is saved, and its heading and the page t
   const { page } = await openPage(t, server, { path: `/tasks/${task.id}`, name: 'alice' });
 
   await page.getByRole('heading', { name: 'Old title', level: 1 }).waitFor();
-  assert.equal(await page.title(), 'Old title · pm-service');
+  await titled(page, 'Old title');
   const save = page.getByRole('button', { name: 'Save changes' });
   assert.ok(await save.isDisabled(), 'nothing to save yet');
   const title = page.getByRole('textbox', { name: 'Title' });
@@ -27,7 +27,7 @@ test("a task's title edited in its view is saved, and its heading and the page t
   await page.getByRole('heading', { name: 'New title', level: 1 }).waitFor();
   await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
   assert.equal(await title.inputValue(), 'New title');
-  await eventually(async () => assert.equal(await page.title(), 'New title · pm-service'));
+  await titled(page, 'New title');
   const stored = await server.api('GET', `/api/tasks/${task.id}`);
   assert.equal(stored.body.data.title, 'New title');
   // The history says who changed it.
@@ -147,5 +147,5 @@ test('the task view shows changes and comments made elsewhere, live', options, a
   const deleted = await server.api('DELETE', `/api/tasks/${task.id}`);
   assert.equal(deleted.status, 200);
   await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
-  await eventually(async () => assert.equal(await page.title(), 'Not found · pm-service'));
+  await titled(page, 'Not found');
 });

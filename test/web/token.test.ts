@@ -15,6 +15,7 @@ import {
   openPage,
   startServer,
   TEST_TIMEOUT,
+  titled,
   type Server,
 } from './helpers.ts';
 
@@ -42,7 +43,7 @@ test('AUTH=token: the sign-in form refuses a wrong token, saying so, and takes t
   browsing.allowStatus(401);
 
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
-  assert.equal(await page.title(), 'Sign in · pm-service');
+  await titled(page, 'Sign in');
   // No username box in this mode.
   assert.equal(await page.getByRole('combobox', { name: 'Username' }).count(), 0);
 
