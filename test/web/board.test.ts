@@ -136,6 +136,69 @@ test('Shift+ArrowRight moves the focused card one column right, and the service 
   await storedAs(server, task.id, 'done');
 });
 
+test(
+  'the keyboard: arrows go from card to card, M opens the menu (Escape gives the focus back), Enter opens',
+  options,
+  async (t) => {
+    const server = await startServer(t);
+    const project = await server.project('Keyboard only');
+    await server.task(project.id, 'Older card');
+    const newer = await server.task(project.id, 'Newer card');
+    await server.task(project.id, 'Going card', { status: 'in_progress' });
+    const { page } = await openPage(t, server, { name: 'alice' });
+    await gotoBoard(page, server, project.id);
+
+    // The newest first; one tab stop per column.
+    const todo = column(page, 'To do');
+    assert.deepEqual(
+      (await todo.getByRole('listitem').allTextContents()).map((text) => text.split(/Medium|Low|High/)[0]),
+      ['Newer card', 'Older card'],
+    );
+    await card(todo, 'Newer card').focus();
+    await page.keyboard.press('ArrowDown');
+    await eventually(async () => assert.ok(await hasFocus(card(todo, 'Older card'))), 2_000);
+    await page.keyboard.press('ArrowRight');
+    await eventually(async () => assert.ok(await hasFocus(card(column(page, 'In progress'), 'Going card'))), 2_000);
+    await page.keyboard.press('ArrowLeft');
+    await eventually(async () => assert.ok(await hasFocus(card(todo, 'Newer card'))), 2_000);
+
+    await page.keyboard.press('m');
+    const menu = page.getByRole('dialog', { name: 'Newer card' });
+    await menu.waitFor();
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'detached' });
+    await eventually(async () => assert.ok(await hasFocus(card(todo, 'Newer card'))), 2_000);
+
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Newer card', level: 1 }).waitFor();
+    assert.equal(new URL(page.url()).pathname, `/tasks/${newer.id}`);
+    // Back to the board with the browser's own history.
+    await page.goBack();
+    await card(todo, 'Newer card').waitFor();
+  },
+);
+
+test('"Add task" with no title shows the service\'s refusal beside the box, and adds nothing', options, async (t) => {
+  const server = await startServer(t);
+  const project = await server.project('Empty titles');
+  const browsing = await openPage(t, server, { name: 'alice' });
+  const { page } = browsing;
+  // The empty title is refused (400): the browser notes the failed load; the page says why.
+  browsing.allowStatus(400);
+  await gotoBoard(page, server, project.id);
+  const todo = page.locator('section.column').filter({ has: column(page, 'To do') });
+  await todo.getByRole('button', { name: 'Add task' }).click();
+  const box = todo.getByRole('textbox');
+  await box.press('Enter');
+  await todo.getByRole('alert').filter({ hasText: /title/i }).waitFor();
+  assert.ok(await hasFocus(box), 'the box keeps the focus');
+  assert.equal(await column(page, 'To do').getByRole('listitem').count(), 0);
+  await box.fill('Now with a title');
+  await box.press('Enter');
+  await card(column(page, 'To do'), 'Now with a title').waitFor();
+  assert.equal(await todo.getByRole('alert').filter({ hasText: /\S/ }).count(), 0, 'the error is gone');
+});
+
 test('a card moved through its menu ("Actions for …", then "Done")', options, async (t) => {
   const server = await startServer(t);
   const project = await server.project('Menus');
