@@ -20,7 +20,5 @@ export const PROJECT_STATUS_LABEL: Readonly<Record<Project['status'], string>> =
   completed: 'Completed',
 };
 
-const keys = <K extends string>(labels: Readonly<Record<K, string>>) => Object.keys(labels) as K[];
-export const TASK_STATUSES = keys(TASK_STATUS_LABEL);
-export const PRIORITIES = keys(PRIORITY_LABEL);
-export const PROJECT_STATUSES = keys(PROJECT_STATUS_LABEL);
+/** The board's columns, in the API's progression. */
+export const TASK_STATUSES = Object.keys(TASK_STATUS_LABEL) as Task['status'][];

@@ -11,7 +11,8 @@ import { useLive } from '../live.ts';
 import { CardMenu } from '../parts/card-menu.tsx';
 import { Column, type Focus } from '../parts/column.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
-import { PRIORITIES, PRIORITY_LABEL, TASK_STATUSES, TASK_STATUS_LABEL } from '../parts/labels.ts';
+import { Choice } from '../parts/choice.tsx';
+import { PRIORITY_LABEL, TASK_STATUSES, TASK_STATUS_LABEL } from '../parts/labels.ts';
 import { useMembers } from '../parts/members.ts';
 import { matchesWords } from '../parts/search.ts';
 import { useTitle } from '../parts/title.ts';
@@ -206,14 +207,12 @@ export function Board({ projectId }: { projectId: string }) {
         </label>
         <label>
           <span>Priority</span>
-          <select value={filters.priority} onChange={(e) => setFilter('priority', e.currentTarget.value)}>
-            <option value="">Any</option>
-            {PRIORITIES.map((p) => (
-              <option key={p} value={p}>
-                {PRIORITY_LABEL[p]}
-              </option>
-            ))}
-          </select>
+          <Choice
+            value={filters.priority as Task['priority'] | ''}
+            labels={PRIORITY_LABEL}
+            empty="Any"
+            onChange={(v) => setFilter('priority', v)}
+          />
         </label>
       </form>
       <p class="hint muted" id="board-keys">

@@ -8,7 +8,8 @@ import { ErrorText, describe } from '../parts/error.tsx';
 import { useTitle } from '../parts/title.ts';
 import { navigate } from '../router.ts';
 import { refusal } from '../session.ts';
-import { PROJECT_STATUSES, PROJECT_STATUS_LABEL } from '../parts/labels.ts';
+import { Choice } from '../parts/choice.tsx';
+import { PROJECT_STATUS_LABEL } from '../parts/labels.ts';
 import type { Project, TeamSummary } from '../types.ts';
 
 interface Row extends Project {
@@ -217,17 +218,7 @@ function ProjectForm(props: {
           onInput={(e) => setDescription(e.currentTarget.value)}
         />
         <label for="project-status">Status</label>
-        <select
-          id="project-status"
-          value={status}
-          onChange={(e) => setStatus(e.currentTarget.value as Project['status'])}
-        >
-          {PROJECT_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {PROJECT_STATUS_LABEL[s]}
-            </option>
-          ))}
-        </select>
+        <Choice id="project-status" value={status} labels={PROJECT_STATUS_LABEL} onChange={setStatus} />
         <label for="project-team">Team</label>
         <select id="project-team" value={teamId} onChange={(e) => setTeamId(e.currentTarget.value)}>
           <option value="">No team</option>

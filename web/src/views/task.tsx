@@ -9,7 +9,8 @@ import { useLive } from '../live.ts';
 import { Comments } from '../parts/comments.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
 import { History } from '../parts/history.tsx';
-import { PRIORITIES, PRIORITY_LABEL, TASK_STATUSES, TASK_STATUS_LABEL } from '../parts/labels.ts';
+import { Choice } from '../parts/choice.tsx';
+import { PRIORITY_LABEL, TASK_STATUS_LABEL } from '../parts/labels.ts';
 import { useMembers } from '../parts/members.ts';
 import { useTitle } from '../parts/title.ts';
 import { refusal } from '../session.ts';
@@ -164,33 +165,23 @@ export function TaskView({ taskId }: { taskId: string }) {
           <div class="row">
             <div class="stack">
               <label for="task-status">Status</label>
-              <select
+              <Choice
                 id="task-status"
                 value={draft.status}
+                labels={TASK_STATUS_LABEL}
                 disabled={!!cannotWrite}
-                onChange={(e) => set('status', e.currentTarget.value as Task['status'])}
-              >
-                {TASK_STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {TASK_STATUS_LABEL[s]}
-                  </option>
-                ))}
-              </select>
+                onChange={(v) => set('status', v)}
+              />
             </div>
             <div class="stack">
               <label for="task-priority">Priority</label>
-              <select
+              <Choice
                 id="task-priority"
                 value={draft.priority}
+                labels={PRIORITY_LABEL}
                 disabled={!!cannotWrite}
-                onChange={(e) => set('priority', e.currentTarget.value as Task['priority'])}
-              >
-                {PRIORITIES.map((p) => (
-                  <option key={p} value={p}>
-                    {PRIORITY_LABEL[p]}
-                  </option>
-                ))}
-              </select>
+                onChange={(v) => set('priority', v)}
+              />
             </div>
             <div class="stack">
               <label for="task-assignee">Assignee</label>
