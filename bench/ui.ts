@@ -11,14 +11,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { launchChromium } from '../test/helpers/chromium.ts';
 import { killAll, startServer } from '../test/helpers/server-process.ts';
 
 const { values } = parseArgs({ options: { moves: { type: 'string', default: '60' } } });
 const MOVES = Number(values.moves);
 const TASKS = 5_000;
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -26,10 +25,10 @@ const round = (x: number) => Math.round(x * 10) / 10;
 
 const server = await startServer([], { LOG_LEVEL: 'info' });
 const base = server.baseUrl;
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+const browser = await launchChromium();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript(() => localStorage.setItem('pm-service.username', 'bench'));
+  await context.addInitScript({ content: `localStorage.setItem('pm-service.username', 'bench')` });
 
   // The first load of a seeded board: what it costs the network, and when its first card shows.
   const first = await context.newPage();
@@ -70,7 +69,8 @@ try {
   await other.getByText(`${TASKS} tasks`, { exact: true }).waitFor({ timeout: 30_000 });
 
   // Each page notes, in its own clock (epoch ms), when a card arrives in a column and when a move key is pressed.
-  // (A script as text: the function tsx would compile carries a helper the page does not have.)
+  // (Scripts for the page are text: a function tsx compiles carries a helper the page lacks, and the DOM's types
+  // are not this program's.)
   const WATCH = `
     window.arrived = new Map();
     window.pressed = [];
@@ -106,18 +106,17 @@ try {
     const card = board.getByRole('list', { name: from }).getByRole('listitem').first();
     const id = await card.getAttribute('data-id');
     const key = `${id}>${to}`;
-    for (const page of [board, other])
-      await page.evaluate((k) => (window as unknown as { arrived: Map<string, number> }).arrived.delete(k), key);
+    for (const page of [board, other]) await page.evaluate(`window.arrived.delete(${JSON.stringify(key)})`);
     await card.focus();
     await board.keyboard.press(rightward ? 'Shift+ArrowRight' : 'Shift+ArrowLeft');
     const read = (page: Page) =>
-      page.waitForFunction((k) => (window as unknown as { arrived: Map<string, number> }).arrived.get(k), key, {
+      page.waitForFunction(`window.arrived.get(${JSON.stringify(key)})`, undefined, {
         polling: 20,
         timeout: 10_000,
       });
     const shownAt = (await (await read(board)).jsonValue()) as number;
     const seenAt = (await (await read(other)).jsonValue()) as number;
-    const pressedAt = (await board.evaluate(() => (window as unknown as { pressed: number[] }).pressed.at(-1)))!;
+    const pressedAt = (await board.evaluate('window.pressed.at(-1)')) as number;
     shownMs.push(shownAt - pressedAt);
     liveMs.push(seenAt - pressedAt);
     await board.waitForTimeout(50);

@@ -4,18 +4,14 @@
  * dark. Run it again after a change to how the app looks, and commit the pictures.
  */
 import { mkdirSync } from 'node:fs';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchChromium } from '../test/helpers/chromium.ts';
 import { killAll, startServer } from '../test/helpers/server-process.ts';
 
 const OUT = 'docs/screenshots';
-const CHROMIUM = '/usr/bin/chromium';
 
 const server = await startServer([], { LOG_LEVEL: 'info' });
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--hide-scrollbars'],
-});
+const browser = await launchChromium(['--hide-scrollbars']);
 mkdirSync(OUT, { recursive: true });
 
 async function shoot(
@@ -39,7 +35,7 @@ try {
     [375, 740, 'dark', '-phone-dark'],
   ] as const) {
     const context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
-    await context.addInitScript(() => localStorage.setItem('pm-service.username', 'alice'));
+    await context.addInitScript({ content: `localStorage.setItem('pm-service.username', 'alice')` });
     await shoot(context, '/projects', `projects${suffix}.png`, (page) =>
       page.getByRole('link', { name: 'Website Redesign' }).waitFor(),
     );

@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
+import { launchChromium, noChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 // The docs page as a user meets it: a real browser, the real server, "Try it out" against the same origin.
@@ -21,15 +10,16 @@ test(
   'the /docs page lists the operations and runs one against this server, loading nothing from elsewhere',
   { timeout: 120_000 },
   async (t) => {
-    if (!existsSync(CHROMIUM)) {
-      t.skip(`chromium not installed: ${CHROMIUM} is missing (.ci/run installs it with apt; this machine could not)`);
+    const missing = noChromium();
+    if (missing) {
+      t.skip(missing);
       return;
     }
     const app = await buildApp({ config: { logLevel: 'silent' } });
     t.after(() => app.close());
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const browser = await launchChromium();
     t.after(() => browser.close());
     const page = await browser.newPage();
     page.setDefaultTimeout(30_000);
@@ -76,8 +66,9 @@ test(
   'with AUTH=token, "Authorize" on the /docs page takes a token that "Try it out" then sends',
   { timeout: 120_000 },
   async (t) => {
-    if (!existsSync(CHROMIUM)) {
-      t.skip(`chromium not installed: ${CHROMIUM} is missing (.ci/run installs it with apt; this machine could not)`);
+    const missing = noChromium();
+    if (missing) {
+      t.skip(missing);
       return;
     }
     const adminToken = 'docs-admin-token-0123456789abcdefghijklmnop';
@@ -92,7 +83,7 @@ test(
     });
     const token = issued.json().data.token as string;
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const browser = await launchChromium();
     t.after(() => browser.close());
     const page = await browser.newPage();
     page.setDefaultTimeout(30_000);

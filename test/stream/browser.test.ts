@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { testApp } from '../helpers/app.ts';
+import { launchChromium, noChromium } from '../helpers/chromium.ts';
 import { listening } from './sse.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
 
 // The stream as a page uses it: the browser's own EventSource, its own reconnection with Last-Event-ID.
 test(
   "a page's EventSource receives a change, and after the server drops the connection resumes without a gap",
   { timeout: 120_000 },
   async (t) => {
-    if (!existsSync(CHROMIUM)) {
-      t.skip(`chromium not installed: ${CHROMIUM} is missing`);
+    const missing = noChromium();
+    if (missing) {
+      t.skip(missing);
       return;
     }
     const { app, api } = await testApp(t);
     const base = await listening(app);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const browser = await launchChromium();
     t.after(() => browser.close());
     const page = await browser.newPage();
     page.setDefaultTimeout(30_000);

@@ -6,34 +6,21 @@
  * resource" line only for a status it provoked itself (`allowStatus`).
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
+import { launchChromium, noChromium } from '../helpers/chromium.ts';
 import { testStore } from '../helpers/store.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
 /** How long a change made elsewhere may take to show on a page. */
 export const LIVE_MS = 5_000;
 /** A test's time: a server, one or two pages, their steps. */
 export const TEST_TIMEOUT = 120_000;
 
 /** Why the browser tests cannot run here, or undefined when they can. */
-export function noBrowser(): string | undefined {
-  return existsSync(CHROMIUM) ? undefined : `chromium not installed: ${CHROMIUM} is missing (.ci/run installs it)`;
-}
+export const noBrowser = noChromium;
 
 let launched: Promise<Browser> | undefined;
 // Registered at load, so that it belongs to the file's run: the file's one browser is closed when its tests end.
@@ -43,7 +30,7 @@ after(async () => {
 
 /** The file's browser, launched at the first call. */
 export function browser(): Promise<Browser> {
-  launched ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  launched ??= launchChromium();
   return launched;
 }
 
