@@ -110,7 +110,7 @@ try {
     await card.focus();
     await board.keyboard.press(rightward ? 'Shift+ArrowRight' : 'Shift+ArrowLeft');
     const read = (page: Page) =>
-      page.waitForFunction(`window.arrived.get(${JSON.stringify(key)})`, undefined, {
+      page.waitForFunction((k) => (globalThis as unknown as { arrived: Map<string, number> }).arrived.get(k), key, {
         polling: 20,
         timeout: 10_000,
       });
