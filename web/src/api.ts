@@ -90,7 +90,13 @@ export async function api<T>(method: string, path: string, options: Options = {}
       }
     } else connection.value = 'online';
     const text = await response.text();
-    const json = text === '' ? undefined : (JSON.parse(text) as unknown);
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Not the service's answer (a proxy's error page, say): said by its status alone.
+      throw new ApiError(response.status, 'HTTP_ERROR', `The service answered ${response.status} without JSON`);
+    }
     if (!response.ok) {
       const error = (json as ErrorBody | undefined)?.error;
       if (response.status === 401) onUnauthenticated();

@@ -76,11 +76,15 @@ class Stream {
 
 const streams = new Map<string, Stream>();
 
-/** Subscribes the calling view to the stream (of one project's changes, when `projectId` is given). */
-export function useLive(projectId: string | undefined, handlers: LiveHandlers): void {
+/**
+ * Subscribes the calling view to the stream: of one project's changes when `projectId` is given, of every change when
+ * it is undefined, of none (yet) when it is null.
+ */
+export function useLive(projectId: string | null | undefined, handlers: LiveHandlers): void {
   const current = useRef(handlers);
   current.current = handlers;
   useEffect(() => {
+    if (projectId === null) return;
     const key = projectId ?? '';
     let stream = streams.get(key);
     if (!stream) streams.set(key, (stream = new Stream(projectId)));

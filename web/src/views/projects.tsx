@@ -1,6 +1,6 @@
 /** The projects: each with its status, team and open tasks; create, edit and delete (saying what a delete removes). */
 import { useSignal } from '@preact/signals';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, query } from '../api.ts';
 import { useLive } from '../live.ts';
 import { Dialog } from '../parts/dialog.tsx';
@@ -21,6 +21,8 @@ async function countOf(path: string, params: Record<string, string>): Promise<nu
   const answer = await api<unknown>('GET', `${path}${query({ ...params, limit: 1 })}`);
   return Number(answer.headers.get('x-total-count') ?? 0);
 }
+
+const RECOUNT_MS = 300;
 
 const openTasks = (projectId: string) => countOf('/api/tasks', { projectId, 'status[in]': 'todo,in_progress' });
 
@@ -48,10 +50,21 @@ export function Projects() {
   }, []);
   useEffect(() => void load(), [load]);
 
-  const recount = (projectId: string) =>
-    openTasks(projectId)
-      .then((open) => setRows((list) => list && list.map((r) => (r.id === projectId ? { ...r, open } : r))))
-      .catch(() => {});
+  // A burst of task changes is counted again once, a moment after it.
+  const stale = useRef(new Set<string>());
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const recount = (projectId: string) => {
+    stale.current.add(projectId);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      for (const id of stale.current)
+        openTasks(id)
+          .then((open) => setRows((list) => list && list.map((r) => (r.id === id ? { ...r, open } : r))))
+          .catch(() => {});
+      stale.current.clear();
+    }, RECOUNT_MS);
+  };
 
   useLive(undefined, {
     onReset: () => void load(),
@@ -63,7 +76,7 @@ export function Projects() {
       else if (type === 'project.updated')
         setRows((list) => list && list.map((r) => (r.id === data.id ? { ...r, ...(data as unknown as Project) } : r)));
       else if (type === 'project.deleted') setRows((list) => list && list.filter((r) => r.id !== data.id));
-      else if (type.startsWith('task.')) void recount(String(data.projectId));
+      else if (type.startsWith('task.')) recount(String(data.projectId));
       else if (type.startsWith('team.')) void load();
     },
   });

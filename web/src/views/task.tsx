@@ -82,7 +82,7 @@ export function TaskView({ taskId }: { taskId: string }) {
   const record = task && task !== 'missing' ? task.record : null;
   const dirty = !!(record && draft && Object.keys(changes(fieldsOf(record), draft)).length > 0);
 
-  useLive(record?.projectId, {
+  useLive(record?.projectId ?? null, {
     onReset: () => void load(),
     onEvent: ({ type, data }) => {
       if (data.id !== taskId) return;
