@@ -54,9 +54,8 @@ const events = new EventBus(pino({ level: 'silent' }));
 const app = await buildApp({ store, events, config: { logLevel: 'silent' } });
 const noDeliveries = {
   send: () => Promise.reject(new Error('no deliveries here')),
-  deliveryPage: async () => ({ items: [], total: 0, next: null }),
-  redeliver: async () => undefined,
-  redeliverFailed: async () => [],
+  restage: async () => [],
+  wake: () => {},
 };
 const services = createServices({ store, events, clock: runtime.systemClock, ids: runtime.randomIds }, noDeliveries);
 await app.ready();

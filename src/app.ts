@@ -7,7 +7,6 @@ import type { ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
-import { webhookOutboxConsumer, webhookWakeConsumer } from './events/webhooks.ts';
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
@@ -198,9 +197,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  const outbox = webhookOutboxConsumer(dispatcher, ids);
-  events.subscribeInTransaction('webhooks', outbox.consume, outbox.begin);
-  events.subscribe('webhooks', webhookWakeConsumer(dispatcher));
+  dispatcher.listenTo(events, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
 

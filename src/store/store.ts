@@ -8,7 +8,7 @@ import type { Team } from '../resources/teams/schema.ts';
 import type { TimeEntry } from '../resources/time-entries/schema.ts';
 import type { TokenRecord } from '../resources/tokens/schema.ts';
 import type { WebhookRecord } from '../resources/webhooks/schema.ts';
-import type { DeliveryLog } from '../webhooks/outbox.ts';
+import type { DeliveryLog } from './outbox.ts';
 import type { ActivityLog, Collection, StreamLog } from './types.ts';
 
 /**
@@ -29,7 +29,7 @@ export interface Collections {
   readonly tokens: Collection<TokenRecord>;
   /** The event stream's log of changes (written in transactions only). */
   readonly streamLog: StreamLog;
-  /** The webhook outbox and delivery log (webhooks/outbox.ts): a change adds its deliveries through its `tx`. */
+  /** The webhook outbox and delivery log (outbox.ts): a change adds its deliveries through its `tx`. */
   readonly deliveries: DeliveryLog;
 }
 

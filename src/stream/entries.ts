@@ -4,7 +4,7 @@ import type { DomainEvent } from '../events/types.ts';
 import { changeEvents } from '../events/webhooks.ts';
 import type { Collections } from '../store/store.ts';
 import type { StreamEntry } from '../store/types.ts';
-import { eventBody } from '../webhooks/types.ts';
+import { eventBody } from '../events/outbound.ts';
 
 /** The stream's events are known by their position, not by an event id: none is drawn for them. */
 const NO_IDS: IdGenerator = (prefix) => `${prefix}_`;

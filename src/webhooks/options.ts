@@ -2,15 +2,10 @@ import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from '../config.ts';
 import type { Clock, IdGenerator } from '../core/runtime.ts';
-import type { DeliveryLog } from './outbox.ts';
-import type { DeliveryTarget, Logger } from './types.ts';
+import type { Logger } from './types.ts';
 
-/** A webhook as an attempt reads it, at the moment it is made. */
-export interface CurrentWebhook extends DeliveryTarget {
-  readonly active: boolean;
-}
-
-export interface DispatcherOptions {
+/** The settings of the delivery workers (the dispatcher's options but its outbox, webhook reads and timers). */
+export interface DeliverySettings {
   clock: Clock;
   ids: IdGenerator;
   log: Logger;
@@ -39,20 +34,8 @@ export interface DispatcherOptions {
   gatherMs?: number;
   /** Send to loopback, private, link-local and metadata addresses too (`WEBHOOK_ALLOW_PRIVATE=true`). */
   allowPrivate: boolean;
-  /**
-   * Where deliveries wait and attempts are recorded: the store's (`store.deliveries`). Default: a log in memory of
-   * the dispatcher's own.
-   */
-  outbox?: DeliveryLog;
   /** Called when a receiver answers 410 Gone (e.g. to deactivate the webhook), with the URL that answered. */
   onGone?: (webhookId: string, url: string) => void | Promise<void>;
-  /**
-   * Read before each attempt: the webhook as it is now (URL, secret, active), `undefined` once deleted. Default: the
-   * target last given to `enqueue`, active unless `isActive` says otherwise.
-   */
-  current?: (webhookId: string) => Promise<CurrentWebhook | undefined>;
-  /** With the default `current`: checked before each attempt; an inactive or deleted webhook gets no more. */
-  isActive?: (webhookId: string) => boolean | Promise<boolean>;
   /** Spread of retry delays, as a fraction. Default 0.2 (±20 %). */
   jitter?: number;
   /** A number in [0, 1), for the jitter. Default `Math.random`. */
@@ -63,15 +46,15 @@ export interface DispatcherOptions {
   lookup?: LookupFunction;
 }
 
-type Optional = 'onGone' | 'isActive' | 'current' | 'outbox' | 'dispatcher' | 'lookup';
-export type Settings = Required<Omit<DispatcherOptions, Optional>> &
-  Pick<DispatcherOptions, Optional> & {
+type Optional = 'onGone' | 'dispatcher' | 'lookup';
+export type Settings = Required<Omit<DeliverySettings, Optional>> &
+  Pick<DeliverySettings, Optional> & {
     /** The longest wait a `Retry-After` may ask for: the schedule's largest step. */
     readonly maxStepMs: number;
   };
 
 /** The options with their defaults; throws on a value that cannot work. */
-export function resolveOptions(opts: DispatcherOptions): Settings {
+export function resolveOptions(opts: DeliverySettings): Settings {
   const s = {
     retrySchedule: DEFAULT_CONFIG.webhookRetrySchedule,
     timeoutMs: DEFAULT_CONFIG.webhookTimeoutMs,

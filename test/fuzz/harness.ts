@@ -19,7 +19,7 @@ import { buildApp } from '../../src/app.ts';
 import { etagOf } from '../../src/core/etag.ts';
 import type { IdGenerator } from '../../src/core/runtime.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
-import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { TestDispatcher } from '../helpers/dispatcher.ts';
 
 export const DEFAULT_SEED = 20261122;
 export const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : DEFAULT_SEED;
@@ -103,18 +103,18 @@ export class Fuzz {
   constructor(
     readonly app: FastifyInstance,
     private readonly store: MemoryStore,
-    private readonly dispatcher: WebhookDispatcher,
+    private readonly dispatcher: TestDispatcher,
   ) {}
 
   static async create(t: TestContext): Promise<Fuzz> {
     const store = new MemoryStore();
-    let dispatcher: WebhookDispatcher | undefined;
+    let dispatcher: TestDispatcher | undefined;
     const app = await buildApp({
       store,
       ids: sequentialIds(),
       config: { logLevel: 'silent' },
       webhooks: { dispatcher: offlineDispatcher(), retrySchedule: [] },
-      makeDispatcher: (options) => (dispatcher = new WebhookDispatcher(options)),
+      makeDispatcher: (options) => (dispatcher = new TestDispatcher(options)),
     });
     await app.ready();
     t.after(() => app.close());

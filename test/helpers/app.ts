@@ -3,7 +3,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
 import type { Store } from '../../src/store/store.ts';
-import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { TestDispatcher } from './dispatcher.ts';
 import { contract, type Contract } from './contract.ts';
 import { RerunningStore, testStore } from './store.ts';
 
@@ -63,7 +63,7 @@ export interface TestApp {
   /** The store the app serves (the one passed in `deps`, else a new one of the kind `TEST_STORE` names). */
   store: Store;
   /** The app's webhook dispatcher. */
-  dispatcher: WebhookDispatcher;
+  dispatcher: TestDispatcher;
 }
 
 /**
@@ -75,12 +75,12 @@ export async function testApp(t: TestContext, deps: AppDeps = {}): Promise<TestA
   const clock = new FakeClock();
   const store: Store = deps.store ?? (await testStore());
   const ids = idsFor(store);
-  let dispatcher: WebhookDispatcher | undefined;
+  let dispatcher: TestDispatcher | undefined;
   const app = await buildApp({
     clock,
     ids,
     config: { logLevel: 'silent' },
-    makeDispatcher: (options) => (dispatcher = new WebhookDispatcher(options)),
+    makeDispatcher: (options) => (dispatcher = new TestDispatcher(options)),
     ...deps,
     store,
   }).catch(async (error: unknown) => {

@@ -7,7 +7,7 @@ import type { Task } from '../../src/resources/tasks/schema.ts';
 import type { Team } from '../../src/resources/teams/schema.ts';
 import type { TimeEntry } from '../../src/resources/time-entries/schema.ts';
 import type { WebhookRecord } from '../../src/resources/webhooks/schema.ts';
-import type { StoredDelivery } from '../../src/webhooks/outbox.ts';
+import type { StoredDelivery } from '../../src/store/outbox.ts';
 
 /** Records for the store tests, each with every field in its schema's order; `over` replaces some. */
 

@@ -5,8 +5,11 @@ import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/core/runtime.ts';
 import { Api, FakeClock, idsFor, sequentialIds } from '../helpers/app.ts';
 import { testStore } from '../helpers/store.ts';
-import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
-import type { DeliveryRecord, Logger, OutboundEvent, Scheduler } from '../../src/webhooks/types.ts';
+import type { OutboundEvent } from '../../src/events/outbound.ts';
+import type { DeliveryRecord } from '../../src/resources/webhooks/schema.ts';
+import type { DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
+import type { Logger, Scheduler } from '../../src/webhooks/types.ts';
+import { TestDispatcher, type TestDispatcherOptions } from '../helpers/dispatcher.ts';
 
 export const SECRET = 'whsec_AbCdEf123456';
 
@@ -206,11 +209,11 @@ export { sequentialIds };
  * no jitter, closed when the test ends. Its clock starts at the real time (Standard Webhooks verifiers check the
  * timestamp against it) and moves with the timers.
  */
-export function dispatcher(t: TestContext, options: Partial<DispatcherOptions> = {}) {
+export function dispatcher(t: TestContext, options: Partial<TestDispatcherOptions> = {}) {
   const log = captureLogger();
   const clock = new FakeClock(new Date().toISOString());
   const timers = new FakeScheduler(clock);
-  const d = new WebhookDispatcher({
+  const d = new TestDispatcher({
     clock,
     ids: sequentialIds(),
     log,

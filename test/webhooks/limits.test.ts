@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../src/core/runtime.ts';
-import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { TestDispatcher as WebhookDispatcher } from '../helpers/dispatcher.ts';
 import {
   appWithReceivers,
   captureLogger,

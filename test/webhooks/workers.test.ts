@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryDeliveryLog } from '../../src/store/memory/deliveries.ts';
-import type { ClaimRequest, Outcome } from '../../src/webhooks/outbox.ts';
+import type { ClaimRequest, Outcome } from '../../src/store/outbox.ts';
 import { delivery } from '../store/records.ts';
 import { resolveOptions } from '../../src/webhooks/options.ts';
 import { FakeClock } from '../helpers/app.ts';

@@ -3,7 +3,7 @@ import { merge, type ResourceDef } from '../../core/rules.ts';
 import { randomAlphanumeric } from '../../core/runtime.ts';
 import { AppError, type ErrorDetail } from '../../errors.ts';
 import * as seed from '../../store/seed-data.ts';
-import { DeliveryRecord } from '../../webhooks/types.ts';
+import { DeliveryRecord } from './schema.ts';
 import { crudResource } from '../resource.ts';
 import { deliveryRoutes } from './routes.ts';
 import {

@@ -2,8 +2,7 @@ import { Type } from 'typebox';
 import type { KindNames } from '../../core/names.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, Many, One, Query, StringEnum, errorResponses } from '../../schemas/common.ts';
-import { DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from '../../webhooks/types.ts';
-import { DELIVERY_STATUS_ORDER } from '../../webhooks/outbox.ts';
+import { DELIVERY_STATUS_ORDER } from '../../store/outbox.ts';
 import { parseInstant, parseInstantFrom } from '../../core/runtime.ts';
 import type { Range } from '../../store/types.ts';
 import {
@@ -18,7 +17,7 @@ import {
   type ListSpec,
 } from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
-import { DELIVERY_EVENT_TYPES } from './schema.ts';
+import { DELIVERY_EVENT_TYPES, DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from './schema.ts';
 
 const DeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),

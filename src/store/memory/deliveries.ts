@@ -1,5 +1,5 @@
-import type { ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../../webhooks/outbox.ts';
-import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../../webhooks/outbox.ts';
+import type { ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
+import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../outbox.ts';
 import type { Page, SortKey } from '../types.ts';
 import { compareKeys, valuesOf } from './order.ts';
 

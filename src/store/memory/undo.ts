@@ -1,5 +1,5 @@
 import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Filter, Updated } from '../types.ts';
-import type { DeliveryLog, StoredDelivery } from '../../webhooks/outbox.ts';
+import type { DeliveryLog, StoredDelivery } from '../outbox.ts';
 import type { ListQuery, Page } from '../types.ts';
 import type { MemoryActivityLog } from './activity-log.ts';
 import type { MemoryDeliveryLog } from './deliveries.ts';

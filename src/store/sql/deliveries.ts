@@ -1,12 +1,5 @@
-import type {
-  ClaimedDelivery,
-  ClaimRequest,
-  DeliveryLog,
-  DeliveryQuery,
-  Outcome,
-  StoredDelivery,
-} from '../../webhooks/outbox.ts';
-import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../../webhooks/outbox.ts';
+import type { ClaimedDelivery, ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
+import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../outbox.ts';
 import type { Page } from '../types.ts';
 import { rowsWithTotal, TableSql } from './collection.ts';
 import { addRows, type RowInsert } from './batch.ts';

@@ -17,7 +17,7 @@ import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection, TableSql } from './collection.ts';
 import { PRUNED, SqlStreamLog } from './stream-log.ts';
 import { SqlDeliveryLog } from './deliveries.ts';
-import type { DeliveryLog } from '../../webhooks/outbox.ts';
+import type { DeliveryLog } from '../outbox.ts';
 import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
 import { WriteBatch } from './batch.ts';
 

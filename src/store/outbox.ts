@@ -1,7 +1,16 @@
-import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../store/types.ts';
-import { isSeq, isStoredInstant } from '../store/position.ts';
-import type { CurrentWebhook } from './options.ts';
-import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './types.ts';
+import { iso } from '../core/runtime.ts';
+import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../resources/webhooks/schema.ts';
+import { isSeq, isStoredInstant } from './position.ts';
+import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from './types.ts';
+
+/** A webhook as an attempt reads it, at the moment it is made: where it goes, how it is signed, whether it is on. */
+export interface CurrentWebhook {
+  readonly id: string;
+  readonly url: string;
+  /** `whsec_` + base64; the part after the prefix is the HMAC key, base64-decoded. */
+  readonly secret: string;
+  readonly active: boolean;
+}
 
 /**
  * One attempt as the outbox keeps it: the record the delivery log shows, and what the workers need to make it.
@@ -74,7 +83,7 @@ export interface ClaimRequest {
  * transaction of the change that causes them (through the transaction's collections), so a change that rolls back
  * sends nothing and one that commits is delivered even if the process dies the next instant. Workers claim due
  * rows, make the attempts, and settle them; on PostgreSQL several instances share the rows (sql/deliveries.ts),
- * in memory one process has them (memory.ts in this folder).
+ * in memory one process has them (memory/deliveries.ts).
  */
 export interface DeliveryLog {
   /** Kept on disk and shared by every instance on the database (SQL), or gone with the process (memory). */
@@ -111,6 +120,13 @@ export interface DeliveryLog {
   prune(before: string): Promise<number>;
   /** Drops what is kept of a deleted webhook, where the log is bounded per webhook (memory). */
   forget(webhookId: string): Promise<void>;
+  /** Where the log is bounded per webhook (memory): sets how many attempts of each it keeps. */
+  bound?(perWebhook: number): void;
+  /**
+   * Where the pending rows are bounded (memory): how many there are, counted now, without yielding, so that rows
+   * staged together cannot all see room for one more.
+   */
+  waitingNow?(): number;
   /**
    * Runs `work` with the log while no other `exclusively` for the webhook runs on any instance sharing it (SQL: in a
    * transaction holding an advisory lock for the webhook; memory: one after the other in the process).
@@ -143,6 +159,42 @@ export function recordOf(row: StoredDelivery): DeliveryRecord {
   };
 }
 
+/** A new attempt still to be made (`pending`), due at `at` unless `dueAt` says otherwise. */
+export function pendingAttempt(a: {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payload: string;
+  attempt: number;
+  at: Date;
+  dueAt?: Date;
+  force: boolean;
+}): StoredDelivery {
+  return {
+    id: a.id,
+    webhookId: a.webhookId,
+    eventId: a.eventId,
+    eventType: a.eventType,
+    attempt: a.attempt,
+    status: 'pending',
+    responseStatus: null,
+    error: null,
+    durationMs: null,
+    createdAt: iso(a.at),
+    completedAt: null,
+    nextAttemptAt: null,
+    url: null,
+    queuedMs: null,
+    stopReason: null,
+    payload: a.payload,
+    dueAt: iso(a.dueAt ?? a.at),
+    force: a.force,
+    leaseUntil: null,
+    leasedBy: null,
+  };
+}
+
 /**
  * The progression `sort=status` follows: the attempt still to be made first, then the outcomes from the best to the
  * worst: delivered, refused (never sent: the target's address is not allowed), failed (sent, and not taken). So
@@ -152,9 +204,6 @@ export const DELIVERY_STATUS_ORDER: readonly DeliveryStatus[] = ['pending', 'suc
 
 /** The log's default order: `createdAt` descending (ties, as always, the attempt added last first). */
 export const DELIVERY_NEWEST_FIRST: readonly SortKey[] = [{ field: 'createdAt', descending: true }];
-
-/** The fields `sort` takes. */
-export const DELIVERY_SORT_FIELDS = ['createdAt', 'status'] as const;
 
 const listOf = <T>(value: T | readonly T[] | undefined): readonly T[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? (value as readonly T[]) : [value as T];

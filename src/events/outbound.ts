@@ -1,0 +1,28 @@
+/**
+ * What is delivered: the body is `{ type, timestamp, data }`, plus `previous` for an update; the `id` is the
+ * `webhook-id` header.
+ */
+export interface OutboundEvent {
+  /** `evt_…`: the same on every attempt and redelivery, so receivers can deduplicate. */
+  readonly id: string;
+  readonly type: string;
+  /** ISO 8601. */
+  readonly timestamp: string;
+  readonly data: unknown;
+  /** For a `*.updated` event: the old values of exactly the fields that changed. */
+  readonly previous?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The body of an event as a webhook receives it, `{ type, timestamp, data }` and an update's `previous`: built here
+ * only, for the webhook deliveries and the event stream alike.
+ */
+export function eventBody(event: OutboundEvent): {
+  type: string;
+  timestamp: string;
+  data: unknown;
+  previous?: Readonly<Record<string, unknown>>;
+} {
+  const { type, timestamp, data, previous } = event;
+  return previous === undefined ? { type, timestamp, data } : { type, timestamp, data, previous };
+}
