@@ -17,13 +17,8 @@ import { spec, type TestEvent } from 'node:test/reporters';
 import { PgliteDriver } from '../src/store/sql/pglite.ts';
 import { testServer } from '../test/store/sql-harness.ts';
 
-/** The web app in a browser, end to end (test/web/helpers.ts): slow, and run on the memory and embedded stores. */
-const WEB_BROWSER = [
-  'test/web/a11y.test.ts',
-  'test/web/board.test.ts',
-  'test/web/task.test.ts',
-  'test/web/token.test.ts',
-];
+/** The web app in a browser, end to end (test/web/browser/helpers.ts): slow, and run on the memory and embedded stores. */
+const WEB_BROWSER = ['test/web/browser/'];
 
 /**
  * Fuzzing, real server processes under load and over raw sockets or TLS, the browser, and the stores' own suites on
@@ -152,7 +147,7 @@ if (!fast && onEveryStore.length > 0) {
   else
     await runOn(
       'postgres',
-      onEveryStore.filter((file) => !NOT_ON_POSTGRES.includes(file)),
+      onEveryStore.filter((file) => !NOT_ON_POSTGRES.some((path) => file.startsWith(path))),
     );
 }
 

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { after, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { buildApp } from '../../src/app.ts';
-import type { Config } from '../../src/config.ts';
-import { launchChromium, noChromium } from '../helpers/chromium.ts';
-import { testStore } from '../helpers/store.ts';
+import { buildApp } from '../../../src/app.ts';
+import type { Config } from '../../../src/config.ts';
+import { launchChromium, noChromium } from '../../helpers/chromium.ts';
+import { testStore } from '../../helpers/store.ts';
 
 /** How long a change made elsewhere may take to show on a page. */
 export const LIVE_MS = 5_000;
