@@ -15,7 +15,20 @@ export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url
  * The app's own paths: each answers the app's page to a browser (its view is chosen in the browser) and, like any
  * unknown path, a JSON 404 to everyone else. `/api/*` and `/docs` are never among them.
  */
-export const VIEW_PATHS = ['/', '/projects', '/projects/*', '/tasks/*', '/sign-in'] as const;
+export const VIEW_PATHS = [
+  '/',
+  '/projects',
+  '/projects/*',
+  '/tasks/*',
+  '/teams',
+  '/teams/*',
+  '/activity',
+  '/notifications',
+  '/webhooks',
+  '/webhooks/*',
+  '/tokens',
+  '/sign-in',
+] as const;
 
 const ASSET_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -30,7 +30,10 @@ export function followLink(event: MouseEvent): void {
     return;
   const anchor = (event.target as Element).closest('a');
   if (!anchor || anchor.target || anchor.origin !== location.origin || anchor.hasAttribute('download')) return;
-  if (!/^\/(projects|tasks)?(\/|$)/.test(anchor.pathname)) return;
+  // A link within the page (`#main`) is the browser's to follow.
+  if (anchor.getAttribute('href')?.startsWith('#')) return;
+  // The service's own pages and files are not the app's views.
+  if (/^\/(api|docs|assets)(\/|$)/.test(anchor.pathname)) return;
   event.preventDefault();
   navigate(anchor.pathname + anchor.search);
 }

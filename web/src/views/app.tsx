@@ -4,12 +4,10 @@ import { useEffect } from 'preact/hooks';
 import { connection } from '../api.ts';
 import { streamState } from '../live.ts';
 import { followLink, place } from '../router.ts';
-import { authMode, restoring, signOut, user } from '../session.ts';
-import { Board } from './board.tsx';
+import { authMode, can, restoring, signOut, user } from '../session.ts';
+import { viewOf } from '../routes.tsx';
 import { NotFound } from './not-found.tsx';
-import { Projects } from './projects.tsx';
 import { SignIn } from './sign-in.tsx';
-import { TaskView } from './task.tsx';
 
 export function App() {
   const me = user.value;
@@ -22,11 +20,7 @@ export function App() {
         <a class="brand" href="/">
           pm-service
         </a>
-        <nav aria-label="Main">
-          <a href="/projects" aria-current={place.value.path === '/projects' ? 'page' : undefined}>
-            Projects
-          </a>
-        </nav>
+        {me && <MainNav />}
         <Status />
         {me && (
           <div class="me">
@@ -47,14 +41,29 @@ export function App() {
   );
 }
 
-function View() {
+/** The app's sections; those the user's scopes cannot use are left out (webhooks and tokens are `admin`'s). */
+function MainNav() {
   const path = place.value.path;
-  const project = /^\/projects\/([^/]+)$/.exec(path);
-  const task = /^\/tasks\/([^/]+)$/.exec(path);
-  if (path === '/' || path === '/projects') return <Projects />;
-  if (project) return <Board key={project[1]} projectId={decodeURIComponent(project[1]!)} />;
-  if (task) return <TaskView key={task[1]} taskId={decodeURIComponent(task[1]!)} />;
-  return <NotFound />;
+  const links: [string, string][] = [
+    ['/projects', 'Projects'],
+    ['/teams', 'Teams'],
+    ['/activity', 'Activity'],
+  ];
+  if (can('admin')) links.push(['/webhooks', 'Webhooks']);
+  if (can('admin') && authMode === 'token') links.push(['/tokens', 'Tokens']);
+  return (
+    <nav aria-label="Main">
+      {links.map(([href, label]) => (
+        <a key={href} href={href} aria-current={path === href || path.startsWith(`${href}/`) ? 'page' : undefined}>
+          {label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function View() {
+  return viewOf(place.value.path) ?? <NotFound />;
 }
 
 /** Whether the service answers: said in the header while it does not, with the app retrying by itself. */

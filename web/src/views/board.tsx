@@ -14,6 +14,7 @@ import { ErrorText, describe } from '../parts/error.tsx';
 import { Choice } from '../parts/choice.tsx';
 import { PRIORITY_LABEL, TASK_STATUSES, TASK_STATUS_LABEL } from '../parts/labels.ts';
 import { useMembers } from '../parts/members.ts';
+import { ProjectHead } from '../parts/project-head.tsx';
 import { matchesWords } from '../parts/search.ts';
 import { useTitle } from '../parts/title.ts';
 import { navigate, place } from '../router.ts';
@@ -172,17 +173,11 @@ export function Board({ projectId }: { projectId: string }) {
   const total = cards.size;
   return (
     <section class="view board-view" aria-busy={loading}>
-      <div class="view-head">
-        <div>
-          <p class="crumbs">
-            <a href="/projects">Projects</a>
-          </p>
-          <h1>{project ? project.name : 'Loading…'}</h1>
-        </div>
+      <ProjectHead projectId={projectId} project={project}>
         <p class="muted" aria-live="polite">
           {loading ? `Loading tasks… ${total}` : `${total} ${total === 1 ? 'task' : 'tasks'}`}
         </p>
-      </div>
+      </ProjectHead>
       <form class="filters" role="search" aria-label="Filter the board" onSubmit={(e) => e.preventDefault()}>
         <label>
           <span>Search titles</span>

@@ -1,0 +1,29 @@
+/**
+ * The app's views by path: the first pattern that matches the location's path draws the page. The service answers
+ * the app's page at each of these paths to a browser (`VIEW_PATHS` in src/web/index.ts), so each is a deep link.
+ */
+import type { VNode } from 'preact';
+import { Board } from './views/board.tsx';
+import { Projects } from './views/projects.tsx';
+import { TaskView } from './views/task.tsx';
+
+export interface Route {
+  readonly path: RegExp;
+  /** The view, given the path's decoded groups (`/tasks/:id` → the id). */
+  readonly view: (...params: string[]) => VNode;
+}
+
+export const ROUTES: readonly Route[] = [
+  { path: /^\/(?:projects)?$/, view: () => <Projects /> },
+  { path: /^\/projects\/([^/]+)$/, view: (id) => <Board key={id} projectId={id} /> },
+  { path: /^\/tasks\/([^/]+)$/, view: (id) => <TaskView key={id} taskId={id} /> },
+];
+
+/** The view of a path, or undefined when no route has it. */
+export function viewOf(path: string): VNode | undefined {
+  for (const route of ROUTES) {
+    const match = route.path.exec(path);
+    if (match) return route.view(...match.slice(1).map(decodeURIComponent));
+  }
+  return undefined;
+}
