@@ -37,12 +37,20 @@ class Stream {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private everOpen = false;
 
-  constructor(private readonly projectId: string | undefined) {
+  constructor(
+    private readonly projectId: string | undefined,
+    private readonly types: string | undefined,
+  ) {
     this.open();
   }
 
   private open() {
-    const url = `/api/stream${query({ projectId: this.projectId, access_token: streamToken(), lastEventId: this.lastId })}`;
+    const url = `/api/stream${query({
+      projectId: this.projectId,
+      types: this.types,
+      access_token: streamToken(),
+      lastEventId: this.lastId,
+    })}`;
     const source = (this.source = new EventSource(url));
     streamState.value = this.everOpen ? 'reconnecting' : 'connecting';
     source.onopen = () => {
@@ -78,16 +86,16 @@ const streams = new Map<string, Stream>();
 
 /**
  * Subscribes the calling view to the stream: of one project's changes when `projectId` is given, of every change when
- * it is undefined, of none (yet) when it is null.
+ * it is undefined, of none (yet) when it is null; of the event types `types` names only, when given (`notification.*`).
  */
-export function useLive(projectId: string | null | undefined, handlers: LiveHandlers): void {
+export function useLive(projectId: string | null | undefined, handlers: LiveHandlers, types?: string): void {
   const current = useRef(handlers);
   current.current = handlers;
   useEffect(() => {
     if (projectId === null) return;
-    const key = projectId ?? '';
+    const key = `${projectId ?? ''}|${types ?? ''}`;
     let stream = streams.get(key);
-    if (!stream) streams.set(key, (stream = new Stream(projectId)));
+    if (!stream) streams.set(key, (stream = new Stream(projectId, types)));
     stream.listeners.add(current);
     return () => {
       stream.listeners.delete(current);
@@ -96,5 +104,5 @@ export function useLive(projectId: string | null | undefined, handlers: LiveHand
         streams.delete(key);
       }
     };
-  }, [projectId]);
+  }, [projectId, types]);
 }

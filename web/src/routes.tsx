@@ -4,8 +4,11 @@
  */
 import type { VNode } from 'preact';
 import { Board } from './views/board.tsx';
+import { Notifications } from './views/notifications.tsx';
 import { Projects } from './views/projects.tsx';
 import { TaskView } from './views/task.tsx';
+import { Teams } from './views/teams.tsx';
+import { TeamView } from './views/team.tsx';
 
 export interface Route {
   readonly path: RegExp;
@@ -17,6 +20,9 @@ export const ROUTES: readonly Route[] = [
   { path: /^\/(?:projects)?$/, view: () => <Projects /> },
   { path: /^\/projects\/([^/]+)$/, view: (id) => <Board key={id} projectId={id} /> },
   { path: /^\/tasks\/([^/]+)$/, view: (id) => <TaskView key={id} taskId={id} /> },
+  { path: /^\/notifications$/, view: () => <Notifications /> },
+  { path: /^\/teams$/, view: () => <Teams /> },
+  { path: /^\/teams\/([^/]+)$/, view: (id) => <TeamView key={id} teamId={id} /> },
 ];
 
 /** The view of a path, or undefined when no route has it. */

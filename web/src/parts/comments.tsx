@@ -5,6 +5,7 @@ import { useLive } from '../live.ts';
 import { refusal, user } from '../session.ts';
 import type { Comment } from '../types.ts';
 import { ErrorText, describe } from './error.tsx';
+import { when } from './time.ts';
 
 export function Comments({ taskId, projectId }: { taskId: string; projectId: string }) {
   const [comments, setComments] = useState<Comment[] | null>(null);
@@ -143,7 +144,7 @@ function CommentItem(props: {
       <p class="comment-head">
         <strong>{comment.author}</strong>{' '}
         <time dateTime={comment.createdAt} class="muted small">
-          {new Date(comment.createdAt).toLocaleString()}
+          {when(comment.createdAt)}
           {comment.updatedAt !== comment.createdAt && ' (edited)'}
         </time>
       </p>

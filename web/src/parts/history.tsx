@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.ts';
 import type { ActivityEntry } from '../types.ts';
 import { ErrorText, describe } from './error.tsx';
+import { when } from './time.ts';
 
 const SHOWN = 50;
 
@@ -28,7 +29,7 @@ export function History({ resourceId, version }: { resourceId: string; version: 
           <li key={e.id}>
             <strong>{e.actor}</strong> <span>{e.summary || e.action}</span>{' '}
             <time class="muted small" dateTime={e.timestamp}>
-              {new Date(e.timestamp).toLocaleString()}
+              {when(e.timestamp)}
             </time>
           </li>
         ))}

@@ -5,6 +5,8 @@ import { connection } from '../api.ts';
 import { streamState } from '../live.ts';
 import { followLink, place } from '../router.ts';
 import { authMode, can, restoring, signOut, user } from '../session.ts';
+import { NotificationsButton } from '../parts/notifications.tsx';
+import { ThemeSwitch } from '../parts/theme.tsx';
 import { viewOf } from '../routes.tsx';
 import { NotFound } from './not-found.tsx';
 import { SignIn } from './sign-in.tsx';
@@ -22,8 +24,10 @@ export function App() {
         </a>
         {me && <MainNav />}
         <Status />
+        <ThemeSwitch />
         {me && (
           <div class="me">
+            <NotificationsButton />
             <span class="who" title={authMode === 'token' ? 'Signed in with an API token' : 'Your name in this app'}>
               {me.username}
             </span>

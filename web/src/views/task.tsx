@@ -16,6 +16,7 @@ import { useTitle } from '../parts/title.ts';
 import { refusal } from '../session.ts';
 import type { Project, Task } from '../types.ts';
 import { NotFound } from './not-found.tsx';
+import { when } from '../parts/time.ts';
 
 type Fields = Pick<Task, 'title' | 'description' | 'status' | 'priority' | 'assignee'>;
 const FIELDS = ['title', 'description', 'status', 'priority', 'assignee'] as const;
@@ -272,7 +273,7 @@ export function TaskView({ taskId }: { taskId: string }) {
         </div>
       </div>
       <p class="muted small">
-        Created {new Date(record.createdAt).toLocaleString()} · updated {new Date(record.updatedAt).toLocaleString()}
+        Created {when(record.createdAt)} · updated {when(record.updatedAt)}
       </p>
     </article>
   );
