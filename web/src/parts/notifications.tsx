@@ -9,8 +9,9 @@ import { api, query } from '../api.ts';
 import { useLive } from '../live.ts';
 import { navigate } from '../router.ts';
 import { user } from '../session.ts';
-import type { Comment, Milestone, Notification } from '../types.ts';
+import type { Notification } from '../types.ts';
 import { Dialog } from './dialog.tsx';
+import { resolvePage } from './links.ts';
 import { ErrorText, describe } from './error.tsx';
 import { when } from './time.ts';
 
@@ -25,24 +26,6 @@ const RECOUNT_MS = 150;
 async function count(): Promise<void> {
   const answer = await api<unknown>('GET', `/api/notifications${query({ username: mine(), read: 'false', limit: 1 })}`);
   unread.value = Number(answer.headers.get('x-total-count') ?? 0);
-}
-
-/** Where a notification leads: its task or project, a milestone's project, a comment's task or project. */
-async function targetOf(n: Notification): Promise<string | null> {
-  const id = n.resourceId && encodeURIComponent(n.resourceId);
-  if (!id) return null;
-  if (n.resourceType === 'task') return `/tasks/${id}`;
-  if (n.resourceType === 'project') return `/projects/${id}`;
-  if (n.resourceType === 'milestone') {
-    const m = await api<{ data: Milestone }>('GET', `/api/milestones/${id}`);
-    return `/projects/${encodeURIComponent(m.data.data.projectId)}/milestones`;
-  }
-  if (n.resourceType === 'comment') {
-    const c = await api<{ data: Comment }>('GET', `/api/comments/${id}`);
-    const target = encodeURIComponent(c.data.data.targetId);
-    return c.data.data.targetType === 'task' ? `/tasks/${target}` : `/projects/${target}`;
-  }
-  return null;
 }
 
 const markRead = (id: string) => api('PATCH', `/api/notifications/${encodeURIComponent(id)}/read`);
@@ -155,7 +138,7 @@ export function NotificationList({ limit, onOpen }: { limit: number; onOpen?: ()
   };
   const open = async (n: Notification) => {
     try {
-      const to = await targetOf(n);
+      const to = n.resourceType && n.resourceId ? await resolvePage(n.resourceType, n.resourceId) : null;
       if (!n.read) await read(n.id);
       onOpen?.();
       if (to) navigate(to);
