@@ -3,6 +3,7 @@
  * the app's page at each of these paths to a browser (`VIEW_PATHS` in src/web/index.ts), so each is a deep link.
  */
 import type { VNode } from 'preact';
+import { Activity, ProjectActivity } from './views/activity.tsx';
 import { Board } from './views/board.tsx';
 import { Notifications } from './views/notifications.tsx';
 import { Projects } from './views/projects.tsx';
@@ -21,6 +22,8 @@ export const ROUTES: readonly Route[] = [
   { path: /^\/projects\/([^/]+)$/, view: (id) => <Board key={id} projectId={id} /> },
   { path: /^\/tasks\/([^/]+)$/, view: (id) => <TaskView key={id} taskId={id} /> },
   { path: /^\/notifications$/, view: () => <Notifications /> },
+  { path: /^\/activity$/, view: () => <Activity /> },
+  { path: /^\/projects\/([^/]+)\/activity$/, view: (id) => <ProjectActivity key={id} projectId={id} /> },
   { path: /^\/teams$/, view: () => <Teams /> },
   { path: /^\/teams\/([^/]+)$/, view: (id) => <TeamView key={id} teamId={id} /> },
 ];
