@@ -10,6 +10,9 @@ import { Projects } from './views/projects.tsx';
 import { TaskView } from './views/task.tsx';
 import { Teams } from './views/teams.tsx';
 import { TeamView } from './views/team.tsx';
+import { Tokens } from './views/tokens.tsx';
+import { WebhookView } from './views/webhook.tsx';
+import { Webhooks } from './views/webhooks.tsx';
 
 export interface Route {
   readonly path: RegExp;
@@ -26,6 +29,9 @@ export const ROUTES: readonly Route[] = [
   { path: /^\/projects\/([^/]+)\/activity$/, view: (id) => <ProjectActivity key={id} projectId={id} /> },
   { path: /^\/teams$/, view: () => <Teams /> },
   { path: /^\/teams\/([^/]+)$/, view: (id) => <TeamView key={id} teamId={id} /> },
+  { path: /^\/webhooks$/, view: () => <Webhooks /> },
+  { path: /^\/webhooks\/([^/]+)$/, view: (id) => <WebhookView key={id} webhookId={id} /> },
+  { path: /^\/tokens$/, view: () => <Tokens /> },
 ];
 
 /** The view of a path, or undefined when no route has it. */
