@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import {
   boardLoaded,
@@ -17,27 +16,13 @@ import {
   header,
   noBrowser,
   openPage,
+  noSeriousViolations,
   startServer,
   TEST_TIMEOUT,
   titled,
 } from './helpers.ts';
 
 const options = { timeout: TEST_TIMEOUT, skip: noBrowser() };
-
-/** Runs axe on the page as it is; fails on a serious or critical violation, naming each and where it is. */
-async function noSeriousViolations(page: Page, view: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  assert.ok(results.passes.length > 10, `axe ran its rules on ${view}`);
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const described = serious.map(
-    (v) =>
-      `${v.id} (${v.impact}): ${v.help}\n      ${v.nodes
-        .slice(0, 5)
-        .map((n) => `${n.target.join(' ')} — ${n.failureSummary?.replaceAll('\n', ' ')}`)
-        .join('\n      ')}`,
-  );
-  assert.deepEqual(described, [], `axe on ${view}:\n  ${described.join('\n  ')}`);
-}
 
 /** The document's language and title. */
 async function langAndTitle(page: Page): Promise<{ lang: string | null; title: string }> {

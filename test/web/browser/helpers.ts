@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, type TestContext } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildApp } from '../../../src/app.ts';
@@ -267,4 +268,19 @@ export async function boardLoaded(page: Page): Promise<void> {
   // An empty column's list has no height: attached, not visible.
   await column(page, 'To do').waitFor({ state: 'attached' });
   await page.locator('.board-view[aria-busy="false"]').waitFor({ state: 'attached' });
+}
+
+/** Runs axe on the page as it is; fails on a serious or critical violation, naming each and where it is. */
+export async function noSeriousViolations(page: Page, view: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  assert.ok(results.passes.length > 10, `axe ran its rules on ${view}`);
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const described = serious.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help}\n      ${v.nodes
+        .slice(0, 5)
+        .map((n) => `${n.target.join(' ')} — ${n.failureSummary?.replaceAll('\n', ' ')}`)
+        .join('\n      ')}`,
+  );
+  assert.deepEqual(described, [], `axe on ${view}:\n  ${described.join('\n  ')}`);
 }

@@ -241,6 +241,7 @@ function AddTask(props: { status: Status; readOnly: boolean; onAdd: (title: stri
         ref={button}
         aria-expanded={open}
         aria-controls={id}
+        data-shortcut={props.status === 'todo' ? 'new' : undefined}
         disabled={props.readOnly}
         title={props.readOnly ? 'Your token does not have the write scope' : undefined}
         onClick={() => (open ? close() : setOpen(true))}

@@ -6,6 +6,7 @@ import { streamState } from '../live.ts';
 import { followLink, place } from '../router.ts';
 import { authMode, can, restoring, signOut, user } from '../session.ts';
 import { NotificationsButton } from '../parts/notifications.tsx';
+import { Shortcuts } from '../parts/shortcuts.tsx';
 import { ThemeSwitch } from '../parts/theme.tsx';
 import { viewOf } from '../routes.tsx';
 import { NotFound } from './not-found.tsx';
@@ -38,6 +39,7 @@ export function App() {
         )}
       </header>
       <AppError />
+      {me && <Shortcuts />}
       <main id="main" tabIndex={-1}>
         {me ? <View /> : restoring.value ? <p aria-busy="true">Signing in…</p> : <SignIn />}
       </main>

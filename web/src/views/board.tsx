@@ -182,6 +182,7 @@ export function Board({ projectId }: { projectId: string }) {
         <label>
           <span>Search titles</span>
           <input
+            data-shortcut="search"
             type="search"
             value={filters.q}
             maxLength={200}
@@ -211,7 +212,8 @@ export function Board({ projectId }: { projectId: string }) {
         </label>
       </form>
       <p class="hint muted" id="board-keys">
-        Arrow keys go from card to card; Shift+Left and Shift+Right move a card; Enter opens it; M opens its menu.
+        Arrow keys go from card to card; Shift+Left and Shift+Right move a card; Enter opens it; M opens its menu; ?
+        lists every shortcut.
       </p>
       <ErrorText error={error} />
       {cannotWrite && <p class="muted">{cannotWrite}: cards cannot be moved or added.</p>}
