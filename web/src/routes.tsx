@@ -5,11 +5,13 @@
 import type { VNode } from 'preact';
 import { Activity, ProjectActivity } from './views/activity.tsx';
 import { Board } from './views/board.tsx';
+import { Milestones } from './views/milestones.tsx';
 import { Notifications } from './views/notifications.tsx';
 import { Projects } from './views/projects.tsx';
 import { TaskView } from './views/task.tsx';
 import { Teams } from './views/teams.tsx';
 import { TeamView } from './views/team.tsx';
+import { TimeReport } from './views/time-report.tsx';
 import { Tokens } from './views/tokens.tsx';
 import { WebhookView } from './views/webhook.tsx';
 import { Webhooks } from './views/webhooks.tsx';
@@ -23,6 +25,8 @@ export interface Route {
 export const ROUTES: readonly Route[] = [
   { path: /^\/(?:projects)?$/, view: () => <Projects /> },
   { path: /^\/projects\/([^/]+)$/, view: (id) => <Board key={id} projectId={id} /> },
+  { path: /^\/projects\/([^/]+)\/milestones$/, view: (id) => <Milestones key={id} projectId={id} /> },
+  { path: /^\/projects\/([^/]+)\/time$/, view: (id) => <TimeReport key={id} projectId={id} /> },
   { path: /^\/tasks\/([^/]+)$/, view: (id) => <TaskView key={id} taskId={id} /> },
   { path: /^\/notifications$/, view: () => <Notifications /> },
   { path: /^\/activity$/, view: () => <Activity /> },

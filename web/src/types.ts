@@ -7,6 +7,7 @@ export type { Milestone } from '../../src/resources/milestones/schema.ts';
 export type { Project } from '../../src/resources/projects/schema.ts';
 export type { Task, TaskCreate, TaskPatch } from '../../src/resources/tasks/schema.ts';
 export type { Team, TeamSummary } from '../../src/resources/teams/schema.ts';
+export type { TimeEntry } from '../../src/resources/time-entries/schema.ts';
 export type { DeliveryRecord, Webhook, WebhookRecord } from '../../src/resources/webhooks/schema.ts';
 export type { Token, TokenWithValue } from '../../src/resources/tokens/schema.ts';
 export type { ActivityEntry } from '../../src/resources/activity-log/schema.ts';

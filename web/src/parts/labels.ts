@@ -2,7 +2,7 @@
  * The words the app shows for the API's enumerations. Typed by the records' own fields, so a value added to or
  * renamed in the API fails the type check until it has its label here; the order is the API's progression.
  */
-import type { Project, Task } from '../types.ts';
+import type { Milestone, Project, Task } from '../types.ts';
 
 export const TASK_STATUS_LABEL: Readonly<Record<Task['status'], string>> = {
   todo: 'To do',
@@ -18,6 +18,11 @@ export const PROJECT_STATUS_LABEL: Readonly<Record<Project['status'], string>> =
   planned: 'Planned',
   active: 'Active',
   completed: 'Completed',
+};
+export const MILESTONE_STATUS_LABEL: Readonly<Record<Milestone['status'], string>> = {
+  pending: 'Pending',
+  in_progress: 'In progress',
+  reached: 'Reached',
 };
 
 /** The board's columns, in the API's progression. */

@@ -9,6 +9,7 @@ import { useLive } from '../live.ts';
 import { Comments } from '../parts/comments.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
 import { History } from '../parts/history.tsx';
+import { TimeEntries } from '../parts/time-entries.tsx';
 import { Choice } from '../parts/choice.tsx';
 import { PRIORITY_LABEL, TASK_STATUS_LABEL } from '../parts/labels.ts';
 import { useMembers } from '../parts/members.ts';
@@ -269,6 +270,7 @@ export function TaskView({ taskId }: { taskId: string }) {
         </form>
         <div class="stack">
           <Comments taskId={taskId} projectId={record.projectId} />
+          <TimeEntries taskId={taskId} projectId={record.projectId} />
           <History resourceId={taskId} version={historyVersion} />
         </div>
       </div>
