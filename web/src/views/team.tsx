@@ -388,9 +388,11 @@ function DeleteTeam(props: { team: Team; projects: Project[] | null; onClose: ()
                 : `These ${projects.length} projects lose their team`}{' '}
               (they stay, with no team):
             </p>
-            <ul class="plain-list">
+            <ul>
               {projects.map((p) => (
-                <li key={p.id}>{p.name}</li>
+                <li key={p.id}>
+                  <strong>{p.name}</strong>
+                </li>
               ))}
             </ul>
             <p>The team and its member list are deleted; this cannot be undone.</p>
