@@ -9,7 +9,16 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, noBrowser, openPage, startServer, TEST_TIMEOUT, titled, type Server } from './helpers.ts';
+import {
+  eventually,
+  hasFocus,
+  noBrowser,
+  openPage,
+  startServer,
+  TEST_TIMEOUT,
+  titled,
+  type Server,
+} from './helpers.ts';
 
 const options = { timeout: TEST_TIMEOUT, skip: noBrowser() };
 
@@ -102,6 +111,8 @@ test(
     await row.getByRole('button', { name: 'Mark Beta <b>out</b> reached' }).click();
     await badge(row, 'Reached').waitFor();
     await row.getByRole('button', { name: /^Mark .* reached$/ }).waitFor({ state: 'detached' });
+    // The button is gone: the focus is on the row's next action.
+    await eventually(async () => assert.ok(await hasFocus(row.getByRole('button', { name: 'Edit Beta <b>out</b>' }))));
     const stored = (await server.api('GET', `/api/milestones/${milestone.id}`)).body.data;
     assert.equal(stored.status, 'reached');
     assert.ok(stored.reachedAt, 'reachedAt is set');
@@ -246,6 +257,15 @@ test('time logged on a task shows with its total, and its author edits and delet
   await edit.getByLabel('Date').fill('2026-10-06');
   await edit.getByRole('button', { name: 'Save entry' }).click();
   await time.getByText('Total: 4.25 hours in 2 entries').waitFor();
+  const editMine = time.getByRole('button', { name: /^Edit your entry of 2\.25 h/ });
+  await eventually(async () => assert.ok(await hasFocus(editMine), 'the focus is back on Edit'));
+  // Escape closes the form, changing nothing.
+  await editMine.press('Enter');
+  await time
+    .getByRole('form', { name: /^Edit your entry/ })
+    .getByRole('spinbutton', { name: 'Hours' })
+    .press('Escape');
+  await time.getByRole('form', { name: /^Edit your entry/ }).waitFor({ state: 'detached' });
   mine = (await server.api('GET', `/api/time-entries?taskId=${task.id}&username=alice`)).body.data;
   assert.equal(mine[0].hours, 2.25);
   assert.equal(mine[0].date, '2026-10-06');
@@ -264,6 +284,9 @@ test('time logged on a task shows with its total, and its author edits and delet
   // Deleted, after a second click.
   await time.getByRole('button', { name: /^Delete your entry of 2\.25 h/ }).click();
   await time.getByRole('button', { name: 'Keep it' }).click();
+  await eventually(async () =>
+    assert.ok(await hasFocus(time.getByRole('button', { name: /^Delete your entry of 2\.25 h/ }))),
+  );
   await time.getByRole('button', { name: /^Delete your entry of 2\.25 h/ }).click();
   await time.getByRole('button', { name: /^Yes, delete your entry of 2\.25 h/ }).click();
   await time.getByText('Total: 2 hours in 1 entry').waitFor();
@@ -397,3 +420,34 @@ test('axe finds nothing serious on the milestones, the time report and a task wi
     await noSeriousViolations(page, `a time entry being edited (${view})`);
   }
 });
+
+test(
+  'a read-only token sees the milestones, the time and the report, and is told why it cannot change them',
+  options,
+  async (t) => {
+    const server = await startServer(t, { auth: 'token' });
+    const issued = await server.api('POST', '/api/tokens', { username: 'reader', scopes: ['read'] });
+    assert.equal(issued.status, 201);
+    const { page } = await openPage(t, server, { path: '/projects/proj_001/milestones' });
+    await page.getByRole('textbox', { name: 'API token' }).fill(issued.body.data.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('list', { name: 'Milestones' }).waitFor();
+    assert.ok(await page.getByRole('button', { name: 'New milestone' }).isDisabled());
+    for (const button of await page.getByRole('list', { name: 'Milestones' }).getByRole('button').all())
+      assert.ok(await button.isDisabled(), `${await button.getAttribute('aria-label')} is disabled`);
+    await page.getByText('Your token does not have the write scope: you can look, not change.').waitFor();
+
+    await page.goto(`${server.base}/tasks/task_001`);
+    const time = timeSection(page);
+    await time.getByText('Homepage wireframes').waitFor();
+    await time.getByText('Your token does not have the write scope: you cannot log time.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Log time' }).count(), 0);
+
+    await page.goto(`${server.base}/projects/proj_001/time?from=2026-09-01&to=2026-10-31`);
+    assert.deepEqual(await tableRows(page.getByRole('table', { name: 'Hours by person' })), [
+      ['erin', '6.25', '2'],
+      ['dana', '3.5', '1'],
+      ['Total', '9.75', '3'],
+    ]);
+  },
+);

@@ -125,7 +125,9 @@ export function TimeEntries({ taskId, projectId }: { taskId: string; projectId: 
   const total = entries ? totalOf(entries) : 0;
   return (
     <section class="time-entries" aria-labelledby="time-title">
-      <h2 id="time-title">Time {entries && <span class="count">{showHours(total)} h</span>}</h2>
+      <h2 id="time-title" tabIndex={-1}>
+        Time {entries && <span class="count">{showHours(total)} h</span>}
+      </h2>
       <ErrorText error={error} />
       {entries === null && !error && <p aria-busy="true">Loading the time entries…</p>}
       {entries && (
@@ -266,9 +268,20 @@ function EntryItem(props: {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const yes = useRef<HTMLButtonElement>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  /** Where the focus goes back to once the form or the question has gone. */
+  const back = useRef<'edit' | 'delete' | null>(null);
   useEffect(() => {
     if (confirming) yes.current?.focus();
-  }, [confirming]);
+    else if (back.current === 'delete') deleteButton.current?.focus();
+    else if (back.current === 'edit' && !editing) editButton.current?.focus();
+    back.current = null;
+  }, [confirming, editing]);
+  const closeForm = () => {
+    back.current = 'edit';
+    setEditing(null);
+  };
   const path = `/api/time-entries/${encodeURIComponent(entry.id)}`;
   const what = `${showHours(entry.hours)} h on ${day(entry.date)}`;
   const save = async (event: Event) => {
@@ -282,7 +295,7 @@ function EntryItem(props: {
     try {
       const answer = await api<{ data: TimeEntry }>('PATCH', path, { body });
       props.onChanged(answer.data.data);
-      setEditing(null);
+      closeForm();
       setError(null);
     } catch (err) {
       setError(describe(err));
@@ -292,6 +305,8 @@ function EntryItem(props: {
     try {
       await api('DELETE', path);
       props.onDeleted(entry.id);
+      // Its buttons are gone with it: the focus goes to the section's heading.
+      document.getElementById('time-title')?.focus();
     } catch (err) {
       setError(describe(err));
     }
@@ -306,11 +321,22 @@ function EntryItem(props: {
         <span class="hours">{showHours(entry.hours)} h</span>
       </p>
       {editing ? (
-        <form class="stack" aria-label={`Edit your entry of ${what}`} onSubmit={(e) => void save(e)} noValidate>
+        <form
+          class="stack"
+          aria-label={`Edit your entry of ${what}`}
+          onSubmit={(e) => void save(e)}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault();
+              closeForm();
+            }
+          }}
+          noValidate
+        >
           <EntryFields id={`edit-${entry.id}`} draft={editing} set={setEditing} focus />
           <div class="buttons">
             <button type="submit">Save entry</button>
-            <button type="button" class="quiet" onClick={() => setEditing(null)}>
+            <button type="button" class="quiet" onClick={closeForm}>
               Cancel
             </button>
           </div>
@@ -326,7 +352,14 @@ function EntryItem(props: {
               <button type="button" class="danger small" ref={yes} onClick={() => void remove()}>
                 Yes, delete<span class="visually-hidden"> your entry of {what}</span>
               </button>
-              <button type="button" class="quiet small" onClick={() => setConfirming(false)}>
+              <button
+                type="button"
+                class="quiet small"
+                onClick={() => {
+                  back.current = 'delete';
+                  setConfirming(false);
+                }}
+              >
                 Keep it
               </button>
             </>
@@ -335,6 +368,7 @@ function EntryItem(props: {
               <button
                 type="button"
                 class="quiet small"
+                ref={editButton}
                 onClick={() => {
                   setEditing({ hours: String(entry.hours), date: entry.date, description: entry.description });
                   setError(null);
@@ -342,7 +376,7 @@ function EntryItem(props: {
               >
                 Edit<span class="visually-hidden"> your entry of {what}</span>
               </button>
-              <button type="button" class="quiet small danger" onClick={() => setConfirming(true)}>
+              <button type="button" class="quiet small danger" ref={deleteButton} onClick={() => setConfirming(true)}>
                 Delete<span class="visually-hidden"> your entry of {what}</span>
               </button>
             </>

@@ -42,6 +42,7 @@ export function Milestones({ projectId }: { projectId: string }) {
   const [deleting, setDeleting] = useState<Milestone | null>(null);
   const [rowError, setRowError] = useState<{ id: string; text: string } | null>(null);
   const [announcement, setAnnouncement] = useState('');
+  const newButton = useRef<HTMLButtonElement>(null);
   // Missing, the view names itself as NotFound does: a parent's effect runs after its child's, and would win.
   useTitle(project === 'missing' ? null : project ? `${project.name} milestones` : 'Milestones');
 
@@ -82,6 +83,8 @@ export function Milestones({ projectId }: { projectId: string }) {
       });
       put([answer.data.data], true);
       setAnnouncement(`${m.title} reached`);
+      // Its button is gone: the focus goes to the row's next action.
+      requestAnimationFrame(() => document.getElementById(`edit-${m.id}`)?.focus());
     } catch (err) {
       setRowError({ id: m.id, text: describe(err) });
     }
@@ -96,6 +99,7 @@ export function Milestones({ projectId }: { projectId: string }) {
       <ProjectHead projectId={projectId} project={project}>
         <button
           type="button"
+          ref={newButton}
           disabled={!!cannotWrite}
           title={cannotWrite ?? undefined}
           onClick={() => setEditing('new')}
@@ -164,6 +168,7 @@ export function Milestones({ projectId }: { projectId: string }) {
                   <button
                     type="button"
                     class="quiet"
+                    id={`edit-${m.id}`}
                     aria-label={`Edit ${m.title}`}
                     disabled={!!cannotWrite}
                     title={cannotWrite ?? undefined}
@@ -214,6 +219,8 @@ export function Milestones({ projectId }: { projectId: string }) {
           onDeleted={(id) => {
             setDeleting(null);
             drop(id);
+            // Its row is gone: the focus goes to the view's first action, once the dialog has closed.
+            setTimeout(() => newButton.current?.focus());
             setAnnouncement(`${deleting.title} deleted`);
           }}
         />
