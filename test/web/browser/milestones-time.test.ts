@@ -375,6 +375,8 @@ test("a project's time report: hours by person and by task for a range, and its 
   await page.getByLabel('From').fill('2026-10-05');
   await page.getByRole('alert').filter({ hasText: 'The first day must be on or before the last' }).waitFor();
   assert.ok(await page.getByRole('button', { name: 'Export CSV' }).isDisabled());
+  assert.equal(await page.getByText('Loading the time entries…').count(), 0, 'nothing is being read');
+  assert.equal(await page.getByRole('table').count(), 0);
   await page.getByRole('button', { name: 'Last 30 days' }).click();
   await eventually(async () => assert.equal(await page.getByLabel('From').inputValue(), daysAgo(29)));
 });

@@ -176,7 +176,7 @@ export function TimeReport({ projectId }: { projectId: string }) {
   const total = totalOf(entries);
 
   if (project === 'missing') return <NotFound what="project" />;
-  const busy = loading || records === null;
+  const busy = !rangeError && (loading || records === null);
   const canExport = !busy && !rangeError && entries.length > 0;
   return (
     <section class="view time-view" aria-busy={busy}>
