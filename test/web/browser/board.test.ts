@@ -275,10 +275,11 @@ test('another browser sees cards created, moved and deleted, live, without reloa
 
   assert.equal(await second.page.evaluate(() => (globalThis as any).mark), 42, 'no reload');
 
-  // The project deleted through the API: the board says it is gone.
+  // The project deleted through the API: the board says it was deleted while open.
   assert.equal((await server.api('DELETE', `/api/projects/${project.id}`)).status, 200);
-  await second.page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
-  await titled(second.page, 'Not found');
+  await second.page.getByRole('heading', { name: 'Deleted', level: 1 }).waitFor(seen);
+  await second.page.getByText('This project was deleted while you had it open').waitFor();
+  await titled(second.page, 'Deleted');
 });
 
 test('a title that looks like markup is shown as text, never run', options, async (t) => {

@@ -122,7 +122,7 @@ test('the task view shows changes and comments made elsewhere, live', options, a
   const server = await startServer(t);
   const project = await server.project('Watching');
   const task = await server.task(project.id, 'Watched task');
-  const { page } = await openPage(t, server, { path: `/tasks/${task.id}`, name: 'alice' });
+  const { page, allowStatus } = await openPage(t, server, { path: `/tasks/${task.id}`, name: 'alice' });
   await page.getByRole('heading', { name: 'Watched task', level: 1 }).waitFor();
   await page.getByText('No comments yet.').waitFor();
   const seen = { timeout: LIVE_MS };
@@ -143,9 +143,14 @@ test('the task view shows changes and comments made elsewhere, live', options, a
   assert.equal((await server.api('DELETE', `/api/comments/${comment.body.data.id}`)).status, 200);
   await comments.getByText('Said elsewhere', { exact: true }).waitFor({ state: 'detached', ...seen });
 
-  // Deleted elsewhere: the view says the task is gone.
+  // Deleted elsewhere: the view says the task was deleted while open; a reload says it is not found.
   const deleted = await server.api('DELETE', `/api/tasks/${task.id}`);
   assert.equal(deleted.status, 200);
-  await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor(seen);
+  await page.getByRole('heading', { name: 'Deleted', level: 1 }).waitFor(seen);
+  await page.getByText('This task was deleted while you had it open').waitFor();
+  await titled(page, 'Deleted');
+  allowStatus(404);
+  await page.reload();
+  await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor();
   await titled(page, 'Not found');
 });

@@ -9,6 +9,7 @@ import { useLive } from '../live.ts';
 import type { Project } from '../types.ts';
 import { describe } from './error.tsx';
 import { ProjectTabs } from './project-tabs.tsx';
+import { deletedHere } from '../views/not-found.tsx';
 
 export type Loaded<T> = T | null | 'missing';
 
@@ -30,7 +31,10 @@ export function useProject(projectId: string): { project: Loaded<Project>; error
     onEvent: ({ type, data }) => {
       if (data.id !== projectId) return;
       if (type === 'project.updated') setProject(data as unknown as Project);
-      else if (type === 'project.deleted') setProject('missing');
+      else if (type === 'project.deleted') {
+        deletedHere();
+        setProject('missing');
+      }
     },
   });
   return { project, error };

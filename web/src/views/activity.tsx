@@ -16,7 +16,7 @@ export function Activity() {
 
 export function ProjectActivity({ projectId }: { projectId: string }) {
   const { project } = useProject(projectId);
-  useTitle(project === 'missing' ? 'Not found' : project ? `${project.name} activity` : 'Activity');
+  useTitle(project === 'missing' ? null : project ? `${project.name} activity` : 'Activity');
   if (project === 'missing') return <NotFound what="project" />;
   return (
     <section class="view narrow-wide">

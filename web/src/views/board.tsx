@@ -20,7 +20,7 @@ import { useTitle } from '../parts/title.ts';
 import { navigate, place } from '../router.ts';
 import { refusal } from '../session.ts';
 import type { Project, Task } from '../types.ts';
-import { NotFound } from './not-found.tsx';
+import { deletedHere, NotFound } from './not-found.tsx';
 
 type Status = Task['status'];
 
@@ -43,7 +43,7 @@ export function Board({ projectId }: { projectId: string }) {
   const [, refocus] = useState(0);
   const seq = useRef(0);
   // Missing, the view names itself as NotFound does: a parent's effect runs after its child's, and would win.
-  useTitle(project === 'missing' ? 'Not found' : project ? `${project.name} board` : 'Board');
+  useTitle(project === 'missing' ? null : project ? `${project.name} board` : 'Board');
 
   const params = place.value.params;
   const filters = {
@@ -120,7 +120,10 @@ export function Board({ projectId }: { projectId: string }) {
       if (type === 'task.created' || type === 'task.updated') put(data as unknown as Task);
       else if (type === 'task.deleted') drop(data.id);
       else if (type === 'project.updated' && data.id === projectId) setProject(data as unknown as Project);
-      else if (type === 'project.deleted' && data.id === projectId) setProject('missing');
+      else if (type === 'project.deleted' && data.id === projectId) {
+        deletedHere();
+        setProject('missing');
+      }
     },
   });
 

@@ -16,7 +16,7 @@ import { useMembers } from '../parts/members.ts';
 import { useTitle } from '../parts/title.ts';
 import { refusal } from '../session.ts';
 import type { Project, Task } from '../types.ts';
-import { NotFound } from './not-found.tsx';
+import { deletedHere, NotFound } from './not-found.tsx';
 import { when } from '../parts/time.ts';
 
 type Fields = Pick<Task, 'title' | 'description' | 'status' | 'priority' | 'assignee'>;
@@ -63,7 +63,7 @@ export function TaskView({ taskId }: { taskId: string }) {
   const [busy, setBusy] = useState(false);
   const [historyVersion, setHistoryVersion] = useState(0);
   // Missing, the view names itself as NotFound does: a parent's effect runs after its child's, and would win.
-  useTitle(task === 'missing' ? 'Not found' : task ? task.record.title : 'Task');
+  useTitle(task === 'missing' ? null : task ? task.record.title : 'Task');
 
   const load = useCallback(async () => {
     try {
@@ -88,8 +88,10 @@ export function TaskView({ taskId }: { taskId: string }) {
     onReset: () => void load(),
     onEvent: ({ type, data }) => {
       if (data.id !== taskId) return;
-      if (type === 'task.deleted') setTask('missing');
-      else if (type === 'task.updated') {
+      if (type === 'task.deleted') {
+        deletedHere();
+        setTask('missing');
+      } else if (type === 'task.updated') {
         setHistoryVersion((n) => n + 1);
         // Someone else's change: shown at once unless the user is editing (their save will then meet a 412).
         if (!dirty) void load();

@@ -15,7 +15,7 @@ import { useTitle } from '../parts/title.ts';
 import { navigate } from '../router.ts';
 import { refusal } from '../session.ts';
 import type { Project, Team } from '../types.ts';
-import { NotFound } from './not-found.tsx';
+import { deletedHere, NotFound } from './not-found.tsx';
 import { TeamForm } from './teams.tsx';
 
 type Member = Team['members'][number];
@@ -27,7 +27,7 @@ export function TeamView({ teamId }: { teamId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
-  useTitle(team === 'missing' ? 'Not found' : team ? team.record.name : 'Team');
+  useTitle(team === 'missing' ? null : team ? team.record.name : 'Team');
 
   const loadTeam = useCallback(async () => {
     try {
@@ -61,8 +61,10 @@ export function TeamView({ teamId }: { teamId: string }) {
     },
     onEvent: ({ type, data }) => {
       if (type.startsWith('team.') && data.id === teamId) {
-        if (type === 'team.deleted') setTeam('missing');
-        else void loadTeam();
+        if (type === 'team.deleted') {
+          deletedHere();
+          setTeam('missing');
+        } else void loadTeam();
       } else if (type.startsWith('project.')) {
         const project = data as unknown as Project;
         setProjects((list) => {

@@ -41,7 +41,7 @@ function WebhookPage({ webhookId }: { webhookId: string }) {
   const [logVersion, setLogVersion] = useState(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
-  useTitle(hook === 'missing' ? 'Not found' : hook ? `Webhook ${hook.url}` : 'Webhook');
+  useTitle(hook === 'missing' ? null : hook ? `Webhook ${hook.url}` : 'Webhook');
   const path = `/api/webhooks/${encodeURIComponent(webhookId)}`;
 
   useEffect(() => {
