@@ -3,7 +3,9 @@
  * memory store, on a free loopback port). What it measures, against the targets:
  * - the board's first load: the JavaScript and CSS sent, compressed (≤ 150 KB), and the time from navigation to the
  *   first card shown (interactive ≤ 1 s);
- * - a project of 5,000 tasks: from navigation to the board shown (≤ 1 s) and to every task loaded;
+ * - a project of 5,000 tasks among 50,000 in the store: from navigation to the board shown (≤ 1 s) and to every task
+ *   loaded; the longest task while scrolling a column (≤ 50 ms); a filter by assignee shown (p95 ≤ 200 ms); the
+ *   page's JavaScript heap (≤ 150 MB);
  * - a card moved with the keyboard (Shift+Arrow): from the key to the card in its new column (p95 ≤ 100 ms), and the
  *   `PATCH` that stores it, as the browser timed it (p95 ≤ 50 ms);
  * - a move in one browser shown in another, through the event stream (p95 ≤ 300 ms).
@@ -18,6 +20,8 @@ import { killAll, startServer } from '../test/helpers/server-process.ts';
 const { values } = parseArgs({ options: { moves: { type: 'string', default: '60' } } });
 const MOVES = Number(values.moves);
 const TASKS = 5_000;
+/** Tasks in the store in all (the seeded ten among them). */
+const IN_STORE = 50_000;
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -46,15 +50,26 @@ try {
   const assetBytes = [...sent.values()].reduce((a, b) => a + b, 0);
   await first.close();
 
-  // A project of 5,000 tasks, made through the API.
+  // A project of 5,000 tasks among 50,000 in the store, made through the API; five people share the project's.
   const project = (await post('/api/projects', { name: 'Five thousand' })).data.id as string;
+  const elsewhere = (await post('/api/projects', { name: 'Everything else' })).data.id as string;
   const statuses = ['todo', 'in_progress', 'done'];
-  for (let i = 0; i < TASKS; i += 100)
-    await Promise.all(
-      Array.from({ length: Math.min(100, TASKS - i) }, (_, j) =>
-        post('/api/tasks', { projectId: project, title: `Task ${i + j}`, status: statuses[(i + j) % 3] }),
-      ),
-    );
+  const people = ['ana', 'ben', 'chloe', 'dev', 'eli'];
+  const make = async (projectId: string, count: number) => {
+    for (let i = 0; i < count; i += 100)
+      await Promise.all(
+        Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+          post('/api/tasks', {
+            projectId,
+            title: `Task ${i + j}`,
+            status: statuses[(i + j) % 3],
+            assignee: people[(i + j) % people.length],
+          }),
+        ),
+      );
+  };
+  await make(project, TASKS);
+  await make(elsewhere, IN_STORE - TASKS - 10);
 
   const board = await context.newPage();
   const bigStart = Date.now();
@@ -63,6 +78,50 @@ try {
   const bigShown = Date.now() - bigStart;
   await board.getByText(`${TASKS} tasks`, { exact: true }).waitFor({ timeout: 30_000 });
   const bigLoaded = Date.now() - bigStart;
+
+  // Scrolling a column through its 1,667 cards: the longest task the page's main thread ran meanwhile.
+  await board.evaluate(`
+    window.longest = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.longest = Math.max(window.longest, entry.duration);
+    }).observe({ type: 'longtask' });
+  `);
+  const todo = board.locator('.column-scroll').first();
+  await todo.hover();
+  for (let i = 0; i < 60; i++) {
+    await board.mouse.wheel(0, 400);
+    await board.waitForTimeout(16);
+  }
+  const scrolledPx = (await todo.evaluate((el) => el.scrollTop)) as number;
+  if (scrolledPx < 10_000) throw new Error(`the column did not scroll: ${scrolledPx} px`);
+  for (let i = 0; i < 30; i++) {
+    await board.mouse.wheel(0, -1200);
+    await board.waitForTimeout(16);
+  }
+  await board.waitForTimeout(200);
+  const longestScrollTask = (await board.evaluate('window.longest')) as number;
+
+  // Filtering by assignee: from the choice to the board drawn (two frames later).
+  const filterMs: number[] = [];
+  for (const name of [...people, '', ...people, '']) {
+    filterMs.push(
+      (await board.evaluate(`new Promise((resolve) => {
+        const select = document.querySelectorAll('.filters select')[0];
+        const start = performance.now();
+        select.value = ${JSON.stringify(name)};
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - start)));
+      })`)) as number,
+    );
+  }
+
+  // The page's memory: the JavaScript heap in use, and the DOM's nodes.
+  const cdp = await context.newCDPSession(board);
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+  const heapMB = metric('JSHeapUsedSize') / 2 ** 20;
+  const nodes = metric('Nodes');
 
   const other = await context.newPage();
   await other.goto(`${base}/projects/${project}`);
@@ -128,7 +187,17 @@ try {
     node: process.version,
     chromium: browser.version(),
     firstLoad: { assetsCompressedKB: round(assetBytes / 1024), shownMs: firstShown, assets: Object.fromEntries(sent) },
-    board5000: { shownMs: bigShown, allLoadedMs: bigLoaded },
+    board5000: {
+      tasksInStore: IN_STORE,
+      shownMs: bigShown,
+      allLoadedMs: bigLoaded,
+      scrolledPx,
+      /** 0: no task over 50 ms (the browser reports only those). */
+      longestTaskWhileScrollingMs: round(longestScrollTask),
+      filterByAssigneeP95Ms: round(p95(filterMs)),
+      heapMB: round(heapMB),
+      domNodes: nodes,
+    },
     keyboardMove: { moves: MOVES, shownP95Ms: round(p95(shownMs)), shownMedianMs: round(median(shownMs)) },
     patch: { count: patchMs.length, p95Ms: round(p95(patchMs)), medianMs: round(median(patchMs)) },
     live: { p95Ms: round(p95(liveMs)), medianMs: round(median(liveMs)) },
@@ -140,6 +209,13 @@ try {
     ['first load: first card shown', `${firstShown} ms`, '≤ 1,000 ms'],
     ['5,000 tasks: board shown', `${bigShown} ms`, '≤ 1,000 ms'],
     ['5,000 tasks: every task loaded', `${bigLoaded} ms`, ''],
+    [
+      'scrolling a column: longest task',
+      longestScrollTask === 0 ? 'none > 50 ms' : `${round(longestScrollTask)} ms`,
+      '≤ 50 ms',
+    ],
+    ['filter by assignee shown, p95', `${round(p95(filterMs))} ms`, '≤ 200 ms'],
+    ['page memory: JS heap in use', `${round(heapMB)} MB`, '≤ 150 MB'],
     ['keyboard move shown, p95', `${results.keyboardMove.shownP95Ms} ms`, '≤ 100 ms'],
     ['PATCH answered, p95', `${results.patch.p95Ms} ms`, '≤ 50 ms'],
     ['shown in another browser, p95', `${results.live.p95Ms} ms`, '≤ 300 ms'],
