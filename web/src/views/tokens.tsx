@@ -10,6 +10,7 @@ import { ErrorText, describe } from '../parts/error.tsx';
 import { authMode, type Scope } from '../session.ts';
 import type { Token, TokenWithValue } from '../types.ts';
 import { AdminOnly, ShownOnce } from './webhooks.tsx';
+import { when } from '../parts/time.ts';
 
 const SCOPE_LABEL: Readonly<Record<Scope, string>> = {
   read: 'read: sees everything but the tokens',
@@ -18,7 +19,7 @@ const SCOPE_LABEL: Readonly<Record<Scope, string>> = {
 };
 const SCOPES = Object.keys(SCOPE_LABEL) as Scope[];
 
-const when = (at: string | null, none: string) => (at ? new Date(at).toLocaleString() : none);
+const whenOr = (at: string | null, none: string) => (at ? when(at) : none);
 
 export function Tokens() {
   return (
@@ -84,8 +85,8 @@ function TokenList() {
                   <th scope="row">{t.username}</th>
                   <td>{t.scopes.join(', ')}</td>
                   <td>{t.description}</td>
-                  <td>{when(t.expiresAt, 'Never')}</td>
-                  <td>{when(t.lastUsedAt, 'Not yet')}</td>
+                  <td>{whenOr(t.expiresAt, 'Never')}</td>
+                  <td>{whenOr(t.lastUsedAt, 'Not yet')}</td>
                   <td>
                     <button
                       type="button"

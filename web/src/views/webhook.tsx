@@ -12,6 +12,7 @@ import { navigate } from '../router.ts';
 import type { DeliveryRecord, Webhook } from '../types.ts';
 import { NotFound } from './not-found.tsx';
 import { AdminOnly, DeleteWebhook, eventsText, WebhookForm } from './webhooks.tsx';
+import { when } from '../parts/time.ts';
 
 type Status = DeliveryRecord['status'];
 const STATUS_LABEL: Readonly<Record<Status, string>> = {
@@ -130,7 +131,7 @@ function WebhookPage({ webhookId }: { webhookId: string }) {
         )}
         <div>
           <dt>Created</dt>
-          <dd>{new Date(hook.createdAt).toLocaleString()}</dd>
+          <dd>{when(hook.createdAt)}</dd>
         </div>
       </dl>
       <ErrorText error={error} />
@@ -243,8 +244,8 @@ function Deliveries(props: { webhookId: string; version: number; onChanged: () =
       const n = answer.data.count;
       setSaid(
         n === 0
-          ? `No delivery failed since ${at.toLocaleString()}: nothing was sent again.`
-          : `${n} ${n === 1 ? 'event' : 'events'} whose delivery failed since ${at.toLocaleString()} sent again.`,
+          ? `No delivery failed since ${when(at.toISOString())}: nothing was sent again.`
+          : `${n} ${n === 1 ? 'event' : 'events'} whose delivery failed since ${when(at.toISOString())} sent again.`,
       );
       props.onChanged();
     } catch (err) {
@@ -316,7 +317,7 @@ function Deliveries(props: { webhookId: string; version: number; onChanged: () =
               {rows.map((d) => (
                 <tr key={d.id}>
                   <td>
-                    <time dateTime={d.createdAt}>{new Date(d.createdAt).toLocaleString()}</time>
+                    <time dateTime={d.createdAt}>{when(d.createdAt)}</time>
                   </td>
                   <td>
                     <code>{d.eventType}</code>
@@ -335,7 +336,7 @@ function Deliveries(props: { webhookId: string; version: number; onChanged: () =
                     <button
                       type="button"
                       class="quiet small"
-                      aria-label={`Redeliver ${d.eventType} (attempt ${d.attempt}, ${new Date(d.createdAt).toLocaleString()})`}
+                      aria-label={`Redeliver ${d.eventType} (attempt ${d.attempt}, ${when(d.createdAt)})`}
                       onClick={() => void redeliver(d)}
                     >
                       Redeliver
