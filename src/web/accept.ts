@@ -6,7 +6,9 @@ import { qValue } from '../http/accept-encoding.ts';
  * and scripts keep getting JSON.
  */
 export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
+  // Every request is asked (the router's constraint): what names no text type and no weight gives JSON at least
+  // HTML's quality, without parsing.
+  if (!accept || !(accept.includes('text/') || accept.includes('q='))) return false;
   const ranges = parse(accept);
   return qualityOf(ranges, 'text', 'html') > qualityOf(ranges, 'application', 'json');
 }
