@@ -126,7 +126,7 @@ describe('the web app is served to browsers, JSON to everyone else', () => {
     const br = await app.inject({ url: style, headers: { 'accept-encoding': 'gzip, deflate, br' } });
     assert.equal(br.headers['content-encoding'], 'br');
     assert.equal(br.headers['content-type'], 'text/css; charset=utf-8');
-    assert.ok(brotliDecompressSync(br.rawPayload).toString().includes('prefers-color-scheme'));
+    assert.ok(brotliDecompressSync(br.rawPayload).toString().includes('light-dark('));
     const refused = await app.inject({ url: script, headers: { 'accept-encoding': 'br;q=0, gzip;q=0' } });
     assert.equal(refused.headers['content-encoding'], undefined);
     const missing = await app.inject({ url: '/assets/main-NOPE.js' });
