@@ -4,6 +4,7 @@
  * status alone, after which the service records `milestone.reached` and notifies the project's team. Live: a
  * milestone created, changed or deleted anywhere shows at once.
  */
+import { Confirm } from '../parts/confirm.tsx';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, pages } from '../api.ts';
 import { useLive } from '../live.ts';
@@ -317,36 +318,17 @@ function MilestoneForm(props: {
 
 function DeleteMilestone(props: { milestone: Milestone; onClose: () => void; onDeleted: (id: string) => void }) {
   const { milestone } = props;
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', `/api/milestones/${encodeURIComponent(milestone.id)}`);
-      props.onDeleted(milestone.id);
-    } catch (err) {
-      setError(describe(err));
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title={`Delete ${milestone.title}?`} onClose={props.onClose}>
-      <p id="delete-milestone-what">This deletes the milestone. It cannot be undone.</p>
-      <ErrorText error={error} />
-      <div class="buttons">
-        <button
-          type="button"
-          class="danger"
-          disabled={busy}
-          aria-describedby="delete-milestone-what"
-          onClick={() => void remove()}
-        >
-          Delete milestone
-        </button>
-        <button type="button" class="quiet" onClick={props.onClose} autoFocus>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
+    <Confirm
+      title={`Delete ${milestone.title}?`}
+      action="Delete milestone"
+      onClose={props.onClose}
+      onConfirm={async () => {
+        await api('DELETE', `/api/milestones/${encodeURIComponent(milestone.id)}`);
+        props.onDeleted(milestone.id);
+      }}
+    >
+      <p>This deletes the milestone. It cannot be undone.</p>
+    </Confirm>
   );
 }

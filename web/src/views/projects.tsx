@@ -1,4 +1,5 @@
 /** The projects: each with its status, team and open tasks; create, edit and delete (saying what a delete removes). */
+import { Confirm } from '../parts/confirm.tsx';
 import { useSignal } from '@preact/signals';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, query } from '../api.ts';
@@ -260,7 +261,6 @@ function DeleteProject(props: { project: Project; onClose: () => void; onDeleted
   const { project } = props;
   const [counts, setCounts] = useState<{ tasks: number; milestones: number; comments: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   useEffect(() => {
     Promise.all([
       countOf('/api/tasks', { projectId: project.id }),
@@ -270,39 +270,23 @@ function DeleteProject(props: { project: Project; onClose: () => void; onDeleted
       .then(([tasks, milestones, comments]) => setCounts({ tasks, milestones, comments }))
       .catch((err: unknown) => setError(describe(err)));
   }, [project.id]);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', `/api/projects/${encodeURIComponent(project.id)}`);
-      props.onDeleted(project.id);
-    } catch (err) {
-      setError(describe(err));
-      setBusy(false);
-    }
-  };
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   return (
-    <Dialog title={`Delete ${project.name}?`} onClose={props.onClose}>
-      <p id="delete-what">
+    <Confirm
+      title={`Delete ${project.name}?`}
+      action="Delete project"
+      ready={counts !== null}
+      onClose={props.onClose}
+      onConfirm={async () => {
+        await api('DELETE', `/api/projects/${encodeURIComponent(project.id)}`);
+        props.onDeleted(project.id);
+      }}
+    >
+      <p>
         {counts
           ? `This deletes the project with ${plural(counts.tasks, 'task', 'tasks')} (and their comments and time entries), ${plural(counts.milestones, 'milestone', 'milestones')} and ${plural(counts.comments, 'comment', 'comments')} on the project. It cannot be undone.`
-          : 'Counting what the delete removes…'}
+          : (error ?? 'Counting what the delete removes…')}
       </p>
-      <ErrorText error={error} />
-      <div class="buttons">
-        <button
-          type="button"
-          class="danger"
-          disabled={busy || !counts}
-          onClick={() => void remove()}
-          aria-describedby="delete-what"
-        >
-          Delete project
-        </button>
-        <button type="button" class="quiet" onClick={props.onClose} autoFocus>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
+    </Confirm>
   );
 }

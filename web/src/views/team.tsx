@@ -4,10 +4,10 @@
  * whole list sent with `If-Match`: when someone else changed the team in between (412), the view shows the team as it
  * is now and says so. Live: the team's and its projects' changes show as they happen.
  */
+import { Confirm } from '../parts/confirm.tsx';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, pages } from '../api.ts';
 import { useLive } from '../live.ts';
-import { Dialog } from '../parts/dialog.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
 import { PROJECT_STATUS_LABEL } from '../parts/labels.ts';
 import { useMembers } from '../parts/members.ts';
@@ -363,59 +363,39 @@ function Members(props: {
 /** The confirmation names the projects that lose their team (they stay, with no team). */
 function DeleteTeam(props: { team: Team; projects: Project[] | null; onClose: () => void; onDeleted: () => void }) {
   const { team, projects } = props;
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', `/api/teams/${encodeURIComponent(team.id)}`);
-      props.onDeleted();
-    } catch (err) {
-      setError(describe(err));
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title={`Delete ${team.name}?`} onClose={props.onClose}>
-      <div id="delete-team-what">
-        {projects === null ? (
-          <p>Finding the team's projects…</p>
-        ) : projects.length === 0 ? (
-          <p>No project has this team. The team and its member list are deleted; this cannot be undone.</p>
-        ) : (
-          <>
-            <p>
-              {projects.length === 1
-                ? 'This project loses its team'
-                : `These ${projects.length} projects lose their team`}{' '}
-              (they stay, with no team):
-            </p>
-            <ul>
-              {projects.map((p) => (
-                <li key={p.id}>
-                  <strong>{p.name}</strong>
-                </li>
-              ))}
-            </ul>
-            <p>The team and its member list are deleted; this cannot be undone.</p>
-          </>
-        )}
-      </div>
-      <ErrorText error={error} />
-      <div class="buttons">
-        <button
-          type="button"
-          class="danger"
-          disabled={busy || projects === null}
-          aria-describedby="delete-team-what"
-          onClick={() => void remove()}
-        >
-          Delete team
-        </button>
-        <button type="button" class="quiet" onClick={props.onClose} autoFocus>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
+    <Confirm
+      title={`Delete ${team.name}?`}
+      action="Delete team"
+      ready={projects !== null}
+      onClose={props.onClose}
+      onConfirm={async () => {
+        await api('DELETE', `/api/teams/${encodeURIComponent(team.id)}`);
+        props.onDeleted();
+      }}
+    >
+      {projects === null ? (
+        <p>Finding the team's projects…</p>
+      ) : projects.length === 0 ? (
+        <p>No project has this team. The team and its member list are deleted; this cannot be undone.</p>
+      ) : (
+        <>
+          <p>
+            {projects.length === 1
+              ? 'This project loses its team'
+              : `These ${projects.length} projects lose their team`}{' '}
+            (they stay, with no team):
+          </p>
+          <ul>
+            {projects.map((p) => (
+              <li key={p.id}>
+                <strong>{p.name}</strong>
+              </li>
+            ))}
+          </ul>
+          <p>The team and its member list are deleted; this cannot be undone.</p>
+        </>
+      )}
+    </Confirm>
   );
 }

@@ -3,6 +3,7 @@
  * value shown once) and revoke one. Without AUTH=token the service asks for no token, but an admin may still issue
  * them ahead of switching it on, as the API allows.
  */
+import { Confirm } from '../parts/confirm.tsx';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Dialog } from '../parts/dialog.tsx';
@@ -233,39 +234,20 @@ function TokenForm(props: { onClose: () => void; onCreated: (token: Token) => vo
 
 function RevokeToken(props: { token: Token; onClose: () => void; onRevoked: (id: string) => void }) {
   const { token } = props;
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const revoke = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', `/api/tokens/${encodeURIComponent(token.id)}`);
-      props.onRevoked(token.id);
-    } catch (err) {
-      setError(describe(err));
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title={`Revoke ${token.username}'s token?`} onClose={props.onClose}>
-      <p id="revoke-what">
+    <Confirm
+      title={`Revoke ${token.username}'s token?`}
+      action="Revoke token"
+      onClose={props.onClose}
+      onConfirm={async () => {
+        await api('DELETE', `/api/tokens/${encodeURIComponent(token.id)}`);
+        props.onRevoked(token.id);
+      }}
+    >
+      <p>
         {token.description ? `The token "${token.description}"` : 'The token'} stops working at once: the next request
         made with it is refused, and whoever uses it is signed out. This cannot be undone: issue a new token if needed.
       </p>
-      <ErrorText error={error} />
-      <div class="buttons">
-        <button
-          type="button"
-          class="danger"
-          disabled={busy}
-          aria-describedby="revoke-what"
-          onClick={() => void revoke()}
-        >
-          Revoke token
-        </button>
-        <button type="button" class="quiet" onClick={props.onClose} autoFocus>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
+    </Confirm>
   );
 }

@@ -3,6 +3,7 @@
  * create one (its secret shown once), edit, switch off or on, delete. Also the parts the webhook and tokens views
  * share: the admin gate, the events picker and the value shown once with its copy button.
  */
+import { Confirm } from '../parts/confirm.tsx';
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -345,39 +346,20 @@ export function WebhookForm(props: {
 
 export function DeleteWebhook(props: { webhook: Webhook; onClose: () => void; onDeleted: (id: string) => void }) {
   const { webhook } = props;
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', `/api/webhooks/${encodeURIComponent(webhook.id)}`);
-      props.onDeleted(webhook.id);
-    } catch (err) {
-      setError(describe(err));
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title="Delete this webhook?" onClose={props.onClose}>
-      <p id="delete-webhook-what">
+    <Confirm
+      title="Delete this webhook?"
+      action="Delete webhook"
+      onClose={props.onClose}
+      onConfirm={async () => {
+        await api('DELETE', `/api/webhooks/${encodeURIComponent(webhook.id)}`);
+        props.onDeleted(webhook.id);
+      }}
+    >
+      <p>
         <span class="url">{webhook.url}</span> stops receiving events: attempts still due are not made, and its delivery
         log can no longer be read here. This cannot be undone.
       </p>
-      <ErrorText error={error} />
-      <div class="buttons">
-        <button
-          type="button"
-          class="danger"
-          disabled={busy}
-          aria-describedby="delete-webhook-what"
-          onClick={() => void remove()}
-        >
-          Delete webhook
-        </button>
-        <button type="button" class="quiet" onClick={props.onClose} autoFocus>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
+    </Confirm>
   );
 }
