@@ -1,32 +1,15 @@
 /**
  * A task's time entries: who worked how long on which day, with a note; the task's total; log time as the signed-in
  * user (the day defaults to today in the browser's time zone); edit and delete your own. Live: entries logged,
- * changed or deleted elsewhere show at once. Also the helpers the project's milestones and time report share: days
- * in the browser's time zone, hours as a person reads them, and a map of records kept current from loads and the
- * event stream.
+ * changed or deleted elsewhere show at once. Also how hours are shown and summed, which the time report shares.
  */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, pages } from '../api.ts';
-import { useLive } from '../live.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
 import { refusal, user } from '../session.ts';
 import type { TimeEntry } from '../types.ts';
 import { ErrorText, describe } from './error.tsx';
-import { day, today } from './time.ts';
-
-/** A day as the API writes it (`YYYY-MM-DD`), in the browser's time zone. */
-export function localDate(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
-/** The day `days` days before today, in the browser's time zone. */
-export function daysAgo(days: number): string {
-  const date = new Date();
-  date.setDate(date.getDate() - days);
-  return localDate(date);
-}
-
-export const isDay = (text: string) => /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(text));
+import { useLiveRecords } from './records.ts';
+import { day, isDay, today } from './time.ts';
 
 const HOURS = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 /** Hours as a person reads them: at most two decimals, without a sum's rounding noise (0.1 + 0.2). */
@@ -39,87 +22,19 @@ export const totalOf = (entries: Iterable<{ hours: number }>) => {
   return sum;
 };
 
-interface Versioned {
-  readonly id: string;
-  readonly updatedAt: string;
-}
-
-/**
- * Records by id (null until the first `reset`), kept current from a load's pages and from the stream: a version older
- * than the one held is ignored, and a record dropped since the load began does not come back with a page read before.
- */
-export function useRecords<T extends Versioned>() {
-  const [records, setRecords] = useState<ReadonlyMap<string, T> | null>(null);
-  const dropped = useRef(new Set<string>());
-  /** Puts records in: a load's (`live` false) or the stream's, which is newest and so may bring a dropped one back. */
-  const put = useCallback((list: readonly T[], live = false) => {
-    if (live) for (const r of list) dropped.current.delete(r.id);
-    setRecords((map) => {
-      let next: Map<string, T> | undefined;
-      for (const record of list) {
-        const had = map?.get(record.id);
-        if ((had && had.updatedAt > record.updatedAt) || dropped.current.has(record.id)) continue;
-        next ??= new Map(map ?? []);
-        next.set(record.id, record);
-      }
-      return next ?? map ?? new Map();
-    });
-  }, []);
-  const drop = useCallback((id: string) => {
-    dropped.current.add(id);
-    setRecords((map) => {
-      if (!map?.has(id)) return map;
-      const next = new Map(map);
-      next.delete(id);
-      return next;
-    });
-  }, []);
-  /** A load begins: nothing is held (null: loading), nothing dropped. */
-  const reset = useCallback(() => {
-    dropped.current.clear();
-    setRecords(null);
-  }, []);
-  return { records, put, drop, reset };
-}
-
-const PAGE = 1000;
-
 /** Newest day first; on one day, the entry logged last first. */
 const byDay = (a: TimeEntry, b: TimeEntry) => b.date.localeCompare(a.date) || b.createdAt.localeCompare(a.createdAt);
 
 export function TimeEntries({ taskId, projectId }: { taskId: string; projectId: string }) {
-  const { records, put, drop, reset } = useRecords<TimeEntry>();
-  const [error, setError] = useState<string | null>(null);
+  const { records, put, drop, error } = useLiveRecords<TimeEntry>({
+    path: '/api/time-entries',
+    params: { taskId },
+    projectId,
+    type: 'time_entry',
+    belongs: (entry) => entry.taskId === taskId,
+  });
   const me = user.value?.username;
   const cannotWrite = refusal('write');
-
-  const loading = useRef<AbortController | null>(null);
-  const load = useCallback(async () => {
-    loading.current?.abort();
-    const controller = (loading.current = new AbortController());
-    reset();
-    try {
-      for await (const page of pages<TimeEntry>('/api/time-entries', { taskId }, PAGE, controller.signal))
-        put(page.records);
-      put([]);
-      setError(null);
-    } catch (err) {
-      if (!controller.signal.aborted) setError(describe(err));
-    }
-  }, [taskId]);
-  useEffect(() => {
-    void load();
-    return () => loading.current?.abort();
-  }, [load]);
-
-  useLive(projectId, {
-    onReset: () => void load(),
-    onEvent: ({ type, data }) => {
-      if (!type.startsWith('time_entry.') || data.taskId !== taskId) return;
-      if (type === 'time_entry.deleted') drop(data.id);
-      else put([data as unknown as TimeEntry], true);
-    },
-  });
 
   const entries = records ? [...records.values()].sort(byDay) : null;
   const total = entries ? totalOf(entries) : 0;

@@ -5,22 +5,19 @@
  * milestone created, changed or deleted anywhere shows at once.
  */
 import { Confirm } from '../parts/confirm.tsx';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, pages } from '../api.ts';
-import { useLive } from '../live.ts';
+import { useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
 import { Choice } from '../parts/choice.tsx';
 import { Dialog } from '../parts/dialog.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
 import { MILESTONE_STATUS_LABEL } from '../parts/labels.ts';
 import { ProjectHead, useProject } from '../parts/project-head.tsx';
-import { isDay, localDate, useRecords } from '../parts/time-entries.tsx';
-import { day, today } from '../parts/time.ts';
+import { useLiveRecords } from '../parts/records.ts';
+import { day, isDay, localDate, today } from '../parts/time.ts';
 import { useTitle } from '../parts/title.ts';
 import { refusal } from '../session.ts';
 import type { Milestone } from '../types.ts';
 import { NotFound } from './not-found.tsx';
-
-const PAGE = 1000;
 
 /** Soonest due first; those without a due date last; then in the order they were created. */
 function byDue(a: Milestone, b: Milestone): number {
@@ -37,8 +34,13 @@ export const isOverdue = (m: Milestone, today: string) => m.status !== 'reached'
 
 export function Milestones({ projectId }: { projectId: string }) {
   const { project, error: projectError } = useProject(projectId);
-  const { records, put, drop, reset } = useRecords<Milestone>();
-  const [error, setError] = useState<string | null>(null);
+  const { records, put, drop, error } = useLiveRecords<Milestone>({
+    path: '/api/milestones',
+    params: { projectId },
+    projectId,
+    type: 'milestone',
+    belongs: (m) => m.projectId === projectId,
+  });
   const [editing, setEditing] = useState<Milestone | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Milestone | null>(null);
   const [rowError, setRowError] = useState<{ id: string; text: string } | null>(null);
@@ -46,34 +48,6 @@ export function Milestones({ projectId }: { projectId: string }) {
   const newButton = useRef<HTMLButtonElement>(null);
   // Missing, the view names itself as NotFound does: a parent's effect runs after its child's, and would win.
   useTitle(project === 'missing' ? null : project ? `${project.name} milestones` : 'Milestones');
-
-  const loading = useRef<AbortController | null>(null);
-  const load = useCallback(async () => {
-    loading.current?.abort();
-    const controller = (loading.current = new AbortController());
-    reset();
-    try {
-      for await (const page of pages<Milestone>('/api/milestones', { projectId }, PAGE, controller.signal))
-        put(page.records);
-      put([]);
-      setError(null);
-    } catch (err) {
-      if (!controller.signal.aborted) setError(describe(err));
-    }
-  }, [projectId]);
-  useEffect(() => {
-    void load();
-    return () => loading.current?.abort();
-  }, [load]);
-
-  useLive(projectId, {
-    onReset: () => void load(),
-    onEvent: ({ type, data }) => {
-      if (!type.startsWith('milestone.') || data.projectId !== projectId) return;
-      if (type === 'milestone.deleted') drop(data.id);
-      else if (type === 'milestone.created' || type === 'milestone.updated') put([data as unknown as Milestone], true);
-    },
-  });
 
   const cannotWrite = refusal('write');
   const markReached = async (m: Milestone) => {
