@@ -1,13 +1,15 @@
+import { type Conditions, AllOf, AnyOf, Range, type Filter, type ListQuery, type Page } from '../model/list.ts';
 import { notFound, validationError } from '../errors.ts';
 import type { EventBus, Unit } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
 import type { Collections, Store } from '../store/store.ts';
-import { AllOf, AnyOf, Range, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
+import { type Collection } from '../store/types.ts';
 import type { RequestContext } from './context.ts';
 import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
-import { iso, nextTimestamp, type Clock, type IdGenerator } from './runtime.ts';
+import { iso, nextTimestamp, type Clock } from '../model/time.ts';
+import { type IdGenerator } from '../model/ids.ts';
 
 /**
  * What a service is built on. `K` names the collections it reads outside a change (its own); its changes are made
@@ -19,17 +21,6 @@ export interface ServiceDeps<K extends keyof Collections = keyof Collections> {
   readonly ids: IdGenerator;
   readonly events: EventBus;
 }
-
-/**
- * The service of one resource: create, read, update and delete by its `ResourceDef`. `T` is the record as
- * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
- * A resource with operations of its own extends this class in its `service.ts`.
- */
-/**
- * The exact conditions of a list request: for each field, the conditions sent on it (`status=`, `status[in]=`),
- * every one of which must hold, each met by any one of its values.
- */
-export type Conditions = Readonly<Record<string, readonly (readonly unknown[])[]>>;
 
 /** The store filter of a list's exact conditions: each a value, or `AnyOf` its values; several, `AllOf` them. */
 export function exactFilter<T>(conditions: Conditions): Filter<T> {
@@ -58,6 +49,11 @@ export function allOf<T>(...filters: (Filter<T> | undefined)[]): Filter<T> {
   return filter as Filter<T>;
 }
 
+/**
+ * The service of one resource: create, read, update and delete by its `ResourceDef`. `T` is the record as
+ * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
+ * A resource with operations of its own extends this class in its `service.ts`.
+ */
 export class ResourceService<
   T extends Stamped,
   C extends object = object,

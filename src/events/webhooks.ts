@@ -1,5 +1,6 @@
-import type { IdGenerator } from '../core/runtime.ts';
-import { EVENT_TYPES, WILDCARD, type WebhookRecord } from '../resources/webhooks/schema.ts';
+import type { IdGenerator } from '../model/ids.ts';
+import { EVENT_TYPES, WILDCARD } from '../model/event-types.ts';
+import { type WebhookRecord } from '../model/webhook.ts';
 import type { DeliveryLog } from '../webhooks/outbox.ts';
 import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from '../webhooks/types.ts';
 import type { Consumer, TransactionalConsumer, TransactionStart, Unit } from './bus.ts';

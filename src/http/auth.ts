@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { SCOPES, type Scope } from '../resources/tokens/schema.ts';
+import { SCOPES, type Scope } from '../model/token.ts';
 import { sameHash, tokenHash, type Principal, type TokenService } from '../resources/tokens/service.ts';
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
-import type { TObject } from 'typebox';
+import { type TObject, Type } from 'typebox';
 import type { RequestContext } from '../core/context.ts';
 import type { KindNames } from '../core/names.ts';
-import type { Conditions } from '../core/resource-service.ts';
+import type { Conditions, ListQuery, Page, ListSpec } from '../model/list.ts';
 import {
   Deleted,
   IdParams,
@@ -11,13 +11,10 @@ import {
   NotModified,
   One,
   errorResponses,
+  Query,
 } from '../schemas/common.ts';
-import type { ListQuery, Page } from '../store/types.ts';
 import { contextOf } from './context.ts';
 import { listQuery, NextCursor, PAGE_HEADERS, readList, sendList } from './list.ts';
-import type { ListSpec } from './list.ts';
-import { Query } from '../schemas/common.ts';
-import { Type } from 'typebox';
 import { sendRecord } from './etag.ts';
 import type { TypedApp } from './typed.ts';
 

@@ -1,33 +1,21 @@
+import {
+  type ListSpec,
+  type Conditions,
+  PositionError,
+  Range,
+  type ListQuery,
+  type Page,
+  type Position,
+  type SortKey,
+} from '../model/list.ts';
 import { Readable } from 'node:stream';
 import { Type, type TObject, type TSchema } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Conditions } from '../core/resource-service.ts';
-import { isBetweenMilliseconds, isCalendarDate, parseInstant } from '../core/runtime.ts';
+import { isBetweenMilliseconds, isCalendarDate, parseInstant } from '../model/time.ts';
 import { validationError, type ErrorDetail } from '../errors.ts';
 import { Nullable, Query } from '../schemas/common.ts';
-import { PositionError, Range, type ListQuery, type Page, type Position, type SortKey } from '../store/types.ts';
-import { fitsKind, type ValueKind } from '../store/position.ts';
+import { fitsKind, type ValueKind } from '../model/position.ts';
 import { badCursor, decodeCursor, encodeCursor, queryDigest } from './cursor.ts';
-
-/** How the values of a field with range operators read: ISO 8601 instants, `YYYY-MM-DD` dates, numbers. */
-export type RangeKind = 'instant' | 'date' | 'number';
-
-/**
- * What a collection's list offers beyond its exact-match filters (each of which also takes `field[in]`): the
- * fields `sort` takes (an enumeration with its progression), the fields with range operators, the fields `q`
- * searches. Data per resource, next to its query schema; the parameters and their documentation derive from it.
- */
-export interface ListSpec {
-  readonly sort: Readonly<Record<string, readonly string[] | null>>;
-  readonly ranges: Readonly<Record<string, RangeKind>>;
-  /** None: the list has no `q` (a webhook's deliveries, which hold no text of the user's). */
-  readonly search: readonly string[];
-  /**
-   * `limit` is the interface document's own parameter of this list (the activity log): alone it keeps the
-   * document's answer, so `nextCursor` comes only with `cursor` (the next page is in `Link` all the same).
-   */
-  readonly documentLimit?: boolean;
-}
 
 /** The `limit` parameter of a list. */
 export const PageLimit = Type.Integer({
@@ -184,16 +172,6 @@ function checkPosition(position: Position, sort: readonly SortKey[], spec: ListS
     return i < position.length && fitsKind(kind, position[i], k.progression);
   });
   if (!fits) throw badCursor();
-}
-
-/**
- * The values of a field that meet every one of its conditions: for a field of one value per record (a delivery's
- * `status`), where meeting each condition is being one of its values. Undefined when the field has none.
- */
-export function valuesMeetingAll(conditions: Conditions, field: string): unknown[] | undefined {
-  const each = conditions[field];
-  if (!each) return undefined;
-  return each.slice(1).reduce<unknown[]>((kept, values) => kept.filter((v) => values.includes(v)), [...each[0]!]);
 }
 
 /** Where a list request's page starts and how long it is: what every list reads the same way. */

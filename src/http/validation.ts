@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { NOT_BLANK_PATTERN } from '../schemas/common.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { isCalendarDate, isStorableInstant, parseInstant } from '../core/runtime.ts';
+import { isCalendarDate, isStorableInstant, parseInstant } from '../model/time.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;

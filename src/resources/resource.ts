@@ -3,7 +3,7 @@ import type { ServiceDeps } from '../core/resource-service.ts';
 import type { KindNames } from '../core/names.ts';
 import type { Component, ResourceDocs } from '../http/api-docs.ts';
 import { registerCrudRoutes, type CrudRoutes, type CrudService } from '../http/crud.ts';
-import type { ListSpec } from '../http/list.ts';
+import type { ListSpec } from '../model/list.ts';
 import type { TypedApp } from '../http/typed.ts';
 import type { Services } from './index.ts';
 

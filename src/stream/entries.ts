@@ -1,4 +1,4 @@
-import type { IdGenerator } from '../core/runtime.ts';
+import type { IdGenerator } from '../model/ids.ts';
 import { recordOf } from '../events/derived.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { changeEvents } from '../events/webhooks.ts';

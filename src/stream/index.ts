@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { Clock } from '../core/runtime.ts';
+import type { Clock } from '../model/time.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import type { TypedApp } from '../http/typed.ts';

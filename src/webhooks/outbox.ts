@@ -1,5 +1,5 @@
-import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../store/types.ts';
-import { isSeq, isStoredInstant } from '../store/position.ts';
+import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../model/list.ts';
+import { isSeq, isStoredInstant } from '../model/position.ts';
 import type { CurrentWebhook } from './options.ts';
 import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Nullable, StringEnum, Timestamp } from '../schemas/common.ts';
+import { Id, Nullable, StringEnum, Timestamp } from '../model/schema.ts';
 
 /** Where a delivery goes: a webhook as the dispatcher needs it (a snapshot, taken when the event is queued). */
 export interface DeliveryTarget {

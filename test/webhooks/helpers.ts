@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../../src/app.ts';
-import { systemClock } from '../../src/core/runtime.ts';
+import { systemClock } from '../../src/model/time.ts';
 import { Api, FakeClock, idsFor, sequentialIds } from '../helpers/app.ts';
 import { testStore } from '../helpers/store.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';

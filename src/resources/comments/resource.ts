@@ -2,7 +2,8 @@ import { kindNames } from '../../core/names.ts';
 import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { Comment, CommentCreate, CommentPatch, CommentQuery, CommentList } from './schema.ts';
+import { CommentCreate, CommentPatch, CommentQuery } from './schema.ts';
+import { CommentList, Comment } from '../../model/comment.ts';
 
 const names = kindNames('comment');
 

@@ -2,7 +2,8 @@ import { kindNames } from '../../core/names.ts';
 import { merge, reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { Milestone, MilestoneCreate, MilestonePatch, MilestoneQuery, MilestoneList } from './schema.ts';
+import { MilestoneCreate, MilestonePatch, MilestoneQuery } from './schema.ts';
+import { MilestoneList, Milestone } from '../../model/milestone.ts';
 
 const names = kindNames('milestone');
 

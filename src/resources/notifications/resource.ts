@@ -2,7 +2,8 @@ import { kindNames } from '../../core/names.ts';
 import type { ResourceDef } from '../../core/rules.ts';
 import { crudResource } from '../resource.ts';
 import { markRoutes } from './routes.ts';
-import { MarkedRead, Notification, NotificationCreate, NotificationQuery, NotificationList } from './schema.ts';
+import { MarkedRead, NotificationCreate, NotificationQuery } from './schema.ts';
+import { NotificationList, Notification } from '../../model/notification.ts';
 
 const names = kindNames('notification');
 

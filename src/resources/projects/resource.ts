@@ -3,7 +3,8 @@ import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { deleteProjectDependents } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Project, ProjectInput, ProjectQuery, ProjectList } from './schema.ts';
+import { ProjectInput, ProjectQuery } from './schema.ts';
+import { ProjectList, Project } from '../../model/project.ts';
 
 const names = kindNames('project');
 

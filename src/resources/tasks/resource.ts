@@ -3,7 +3,8 @@ import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { deleteTaskDependents } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Task, TaskCreate, TaskPatch, TaskQuery, TaskList } from './schema.ts';
+import { TaskCreate, TaskPatch, TaskQuery } from './schema.ts';
+import { TaskList, Task } from '../../model/task.ts';
 
 const names = kindNames('task');
 

@@ -4,7 +4,8 @@ import type { ErrorDetail } from '../../errors.ts';
 import * as seed from '../../store/seed-data.ts';
 import { detachTeamProjects } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Team, TeamCreate, TeamPatch, TeamSummary, TeamList } from './schema.ts';
+import { TeamCreate, TeamPatch, TeamSummary } from './schema.ts';
+import { TeamList, Team } from '../../model/team.ts';
 
 const names = kindNames('team');
 

@@ -2,7 +2,8 @@ import { kindNames } from '../../core/names.ts';
 import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { TimeEntry, TimeEntryCreate, TimeEntryPatch, TimeEntryQuery, TimeEntryList } from './schema.ts';
+import { TimeEntryCreate, TimeEntryPatch, TimeEntryQuery } from './schema.ts';
+import { TimeEntryList, TimeEntry } from '../../model/time-entry.ts';
 
 const names = kindNames('time entry');
 

@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { allOf, exactFilter, type Conditions, type ServiceDeps } from '../../core/resource-service.ts';
-import type { ListQuery, Page } from '../../store/types.ts';
-import { iso, randomAlphanumeric } from '../../core/runtime.ts';
+import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
+import type { Conditions, ListQuery, Page } from '../../model/list.ts';
+import { iso } from '../../model/time.ts';
+import { randomAlphanumeric } from '../../model/ids.ts';
 import { notFound, validationError } from '../../errors.ts';
-import type { Scope, Token, TokenCreate, TokenRecord, TokenWithValue } from './schema.ts';
+import type { TokenCreate, TokenWithValue } from './schema.ts';
+import type { Scope, Token, TokenRecord } from '../../model/token.ts';
 
 /** Who a request is made by, once its token is checked. */
 export interface Principal {

@@ -1,10 +1,10 @@
-import { iso } from '../../core/runtime.ts';
+import { iso } from '../../model/time.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
-import type { Page } from '../../store/types.ts';
+import type { Page } from '../../model/list.ts';
 import type { DeliveryQuery } from '../../webhooks/outbox.ts';
 import type { DeliveryRecord, DeliveryTarget, OutboundEvent } from '../../webhooks/types.ts';
-import { PING_EVENT } from './schema.ts';
+import { PING_EVENT } from '../../model/event-types.ts';
 import type { WebhookService } from './service.ts';
 
 /** The part of the webhook dispatcher the delivery log, redelivery and ping use. */

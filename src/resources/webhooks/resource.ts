@@ -1,21 +1,14 @@
 import { kindNames } from '../../core/names.ts';
 import { merge, type ResourceDef } from '../../core/rules.ts';
-import { randomAlphanumeric } from '../../core/runtime.ts';
+import { randomAlphanumeric } from '../../model/ids.ts';
 import { AppError, type ErrorDetail } from '../../errors.ts';
 import * as seed from '../../store/seed-data.ts';
 import { DeliveryRecord } from '../../webhooks/types.ts';
 import { crudResource } from '../resource.ts';
 import { deliveryRoutes } from './routes.ts';
-import {
-  SUBSCRIBABLE,
-  Webhook,
-  WebhookCreate,
-  WebhookPatch,
-  WebhookQuery,
-  WebhookWithSecret,
-  type WebhookRecord,
-  WebhookList,
-} from './schema.ts';
+import { WebhookCreate, WebhookPatch, WebhookQuery } from './schema.ts';
+import { WebhookList, Webhook, WebhookWithSecret, type WebhookRecord } from '../../model/webhook.ts';
+import { SUBSCRIBABLE } from '../../model/event-types.ts';
 
 const names = kindNames('webhook');
 

@@ -4,21 +4,11 @@ import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, Many, One, Query, StringEnum, errorResponses } from '../../schemas/common.ts';
 import { DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from '../../webhooks/types.ts';
 import { DELIVERY_STATUS_ORDER } from '../../webhooks/outbox.ts';
-import { parseInstant, parseInstantFrom } from '../../core/runtime.ts';
-import type { Range } from '../../store/types.ts';
-import {
-  listQuery,
-  NextCursor,
-  PAGE_HEADERS,
-  PageCursor,
-  PageLimit,
-  readList,
-  sendList,
-  valuesMeetingAll,
-  type ListSpec,
-} from '../../http/list.ts';
+import { parseInstant, parseInstantFrom } from '../../model/time.ts';
+import { type Range, type ListSpec, valuesMeetingAll } from '../../model/list.ts';
+import { listQuery, NextCursor, PAGE_HEADERS, PageCursor, PageLimit, readList, sendList } from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
-import { DELIVERY_EVENT_TYPES } from './schema.ts';
+import { DELIVERY_EVENT_TYPES } from '../../model/event-types.ts';
 
 const DeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),

@@ -1,6 +1,6 @@
-import { AllOf, AnyOf, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
-import type { Page, Search } from '../types.ts';
-import { isStoredInstant } from '../position.ts';
+import { type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
+import { AllOf, AnyOf, Range, type Page, type Search } from '../../model/list.ts';
+import { isStoredInstant } from '../../model/position.ts';
 import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
 const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], total: 0, next: null }) as unknown as Page<never>;

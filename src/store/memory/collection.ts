@@ -1,6 +1,5 @@
-import { AllOf, AnyOf, Range, type Collection, type Entity, type Filter, type ListQuery, type Page } from '../types.ts';
-import type { Search } from '../types.ts';
-import type { Updated } from '../types.ts';
+import type { Collection, Entity, Updated } from '../types.ts';
+import { AllOf, AnyOf, Range, type Filter, type ListQuery, type Page, type Search } from '../../model/list.ts';
 import { compareKeys, fold, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
 /**

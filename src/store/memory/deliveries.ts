@@ -1,6 +1,14 @@
-import type { ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../../webhooks/outbox.ts';
-import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../../webhooks/outbox.ts';
-import type { Page, SortKey } from '../types.ts';
+import {
+  type ClaimRequest,
+  type DeliveryLog,
+  type DeliveryQuery,
+  type Outcome,
+  type StoredDelivery,
+  DELIVERY_NEWEST_FIRST,
+  matches,
+  readDeliveryPosition,
+} from '../../webhooks/outbox.ts';
+import type { Page, SortKey } from '../../model/list.ts';
 import { compareKeys, valuesOf } from './order.ts';
 
 /** A row with its sort values and its place in the order rows were added (`seq`). */

@@ -1,7 +1,17 @@
-import { AllOf, AnyOf, PositionError, Range, type ActivityLog, type ActivityQuery } from '../types.ts';
-import type { ActivityRecord, Collection, Entity, Filter, ListQuery, Page, Position, Search } from '../types.ts';
-import type { SortKey, Updated } from '../types.ts';
-import { fitsKind, isSeq, type ValueKind } from '../position.ts';
+import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Updated } from '../types.ts';
+import {
+  AllOf,
+  AnyOf,
+  PositionError,
+  Range,
+  type Filter,
+  type ListQuery,
+  type Page,
+  type Position,
+  type Search,
+  type SortKey,
+} from '../../model/list.ts';
+import { fitsKind, isSeq, type ValueKind } from '../../model/position.ts';
 import { addRows, readFrom, type RowInsert } from './batch.ts';
 import type { SqlClient } from './driver.ts';
 import { NULLABLE, parameter, selectExpression, toParameter, type Column, type Table } from './tables.ts';

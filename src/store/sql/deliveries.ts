@@ -1,13 +1,15 @@
-import type {
-  ClaimedDelivery,
-  ClaimRequest,
-  DeliveryLog,
-  DeliveryQuery,
-  Outcome,
-  StoredDelivery,
+import {
+  type ClaimedDelivery,
+  type ClaimRequest,
+  type DeliveryLog,
+  type DeliveryQuery,
+  type Outcome,
+  type StoredDelivery,
+  DELIVERY_NEWEST_FIRST,
+  deliveryFilter,
+  readDeliveryPosition,
 } from '../../webhooks/outbox.ts';
-import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../../webhooks/outbox.ts';
-import type { Page } from '../types.ts';
+import type { Page } from '../../model/list.ts';
 import { rowsWithTotal, TableSql } from './collection.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
