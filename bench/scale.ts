@@ -33,7 +33,9 @@ const { values: a } = parseArgs({
 /** A module of the service: from src/, or from the build in `--dist`. */
 const moduleOf = (path: string) => (a.dist ? pathToFileURL(resolve(a.dist, `${path}.js`)).href : `../src/${path}.ts`);
 const { buildApp } = (await import(moduleOf('app'))) as typeof import('../src/app.ts');
-const { createServices } = (await import(moduleOf('resources/index'))) as typeof import('../src/resources/index.ts');
+const { createServices } = (await import(
+  moduleOf('resources/services')
+)) as typeof import('../src/resources/services.ts');
 const { MemoryStore } = (await import(moduleOf('store/memory/store'))) as typeof import('../src/store/memory/store.ts');
 const { EventBus } = (await import(moduleOf('events/bus'))) as typeof import('../src/events/bus.ts');
 const time = (await import(moduleOf('model/time'))) as typeof import('../src/model/time.ts');

@@ -5,11 +5,11 @@ import type { Component, ResourceDocs } from '../http/api-docs.ts';
 import { registerCrudRoutes, type CrudRoutes, type CrudService } from '../http/crud.ts';
 import type { ListSpec } from '../model/list.ts';
 import type { TypedApp } from '../http/typed.ts';
-import type { Services } from './index.ts';
+import type { Services } from './services.ts';
 
 /**
  * One resource as the app and its document see it. Adding a resource is adding a folder with its schema, its
- * service and one of these, and naming it in `resources/index.ts`.
+ * service and one of these, and naming them in `resources/index.ts` and `resources/services.ts`.
  */
 export interface Resource extends ResourceDocs {
   /** Registers its routes, each calling its service. */

@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { commentRules } from './resource.ts';
+import { commentRules } from './rules.ts';
 import type { CommentCreate, CommentPatch } from './schema.ts';
 import type { Comment } from '../../model/comment.ts';
 

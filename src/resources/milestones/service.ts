@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { milestoneRules } from './resource.ts';
+import { milestoneRules } from './rules.ts';
 import type { MilestoneCreate, MilestonePatch } from './schema.ts';
 import type { Milestone } from '../../model/milestone.ts';
 

@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { projectRules } from './resource.ts';
+import { projectRules } from './rules.ts';
 import type { ProjectInput } from './schema.ts';
 import type { Project } from '../../model/project.ts';
 

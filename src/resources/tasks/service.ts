@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { taskRules } from './resource.ts';
+import { taskRules } from './rules.ts';
 import type { TaskCreate, TaskPatch } from './schema.ts';
 import type { Task } from '../../model/task.ts';
 

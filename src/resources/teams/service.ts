@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { teamRules } from './resource.ts';
+import { teamRules } from './rules.ts';
 import type { TeamCreate, TeamPatch } from './schema.ts';
 import type { Team } from '../../model/team.ts';
 

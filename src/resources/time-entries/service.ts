@@ -1,5 +1,5 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { timeEntryRules } from './resource.ts';
+import { timeEntryRules } from './rules.ts';
 import type { TimeEntryCreate, TimeEntryPatch } from './schema.ts';
 import type { TimeEntry } from '../../model/time-entry.ts';
 

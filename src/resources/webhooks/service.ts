@@ -1,7 +1,7 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
 import { type Conditions, AllOf, AnyOf, type Filter } from '../../model/list.ts';
 import { AppError } from '../../errors.ts';
-import { webhookRules } from './resource.ts';
+import { webhookRules } from './rules.ts';
 import { type WebhookCreate, type WebhookPatch, type WebhookQuery } from './schema.ts';
 import { WILDCARD } from '../../model/event-types.ts';
 import { type Webhook, type WebhookRecord } from '../../model/webhook.ts';
