@@ -173,7 +173,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   registerProtocolAnswers(app);
 
   // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
-  await registerAuth(app, services.tokens, config);
+  await registerAuth(app, (value) => services.tokens.authenticate(value), config);
   await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
     STREAM_TAG,
   ]);

@@ -17,6 +17,7 @@ import { contextOf } from './context.ts';
 import { listQuery, NextCursor, PAGE_HEADERS, readList, sendList } from './list.ts';
 import { sendRecord } from './etag.ts';
 import type { TypedApp } from './typed.ts';
+import type { Scope } from '../model/token.ts';
 
 /**
  * The operations a resource service offers to its routes. Each takes what its route's schema has validated
@@ -50,6 +51,8 @@ export interface CrudRoutes {
   /** PATCH changes what is sent; PUT replaces the record. */
   readonly update?: { readonly method: 'PATCH' | 'PUT'; readonly body: TObject };
   readonly remove?: boolean;
+  /** What its routes need of a token, when more than `read` to read or `write` to change (their `config.scope`). */
+  readonly scopes?: { readonly read?: Scope; readonly write?: Scope };
 }
 
 const article = (noun: string) => (/^[AEIOU]/i.test(noun) ? 'an' : 'a');
@@ -71,8 +74,11 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
   };
   const base = spec.query ?? Query({});
   const querystring = listQuery(base, spec.list);
+  const reads = { scope: spec.scopes?.read };
+  const writes = { scope: spec.scopes?.write };
   app.get(path, {
     schema: { operationId: `list${components}`, tags, summary: `List ${nouns}`, querystring, response: listResponse },
+    config: reads,
     // Only a validated query filters: its schema has removed every parameter it does not declare.
     handler: async (request, reply) => {
       const list = readList(request.query, base, spec.list, path);
@@ -98,6 +104,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
       headers: IfNoneMatchHeaders,
       response: { 200: One(spec.record), 304: NotModified, ...errorResponses(404) },
     },
+    config: reads,
     handler: async (request, reply) => sendRecord(request, reply, await service.get(request.params.id)),
   });
 
@@ -110,6 +117,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
         body: spec.create.body,
         response: { 201: One(spec.create.response ?? spec.record), ...errorResponses(400, 413, 415) },
       },
+      config: writes,
       handler: async (request, reply) =>
         sendRecord(request, reply, await service.create(request.body, contextOf(request)), 201),
     });
@@ -131,6 +139,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
         body: spec.update.body,
         response: { 200: One(spec.record), ...errorResponses(400, 404, 412, 413, 415) },
       },
+      config: writes,
       handler: async (request, reply) =>
         sendRecord(request, reply, await service.update(request.params.id, request.body, contextOf(request))),
     });
@@ -146,6 +155,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
         headers: IfMatchHeaders,
         response: { 200: Deleted, ...errorResponses(404, 412) },
       },
+      config: writes,
       handler: async (request) => {
         const record = await service.remove(request.params.id, contextOf(request));
         return { data: { id: record.id, deleted: true as const } };

@@ -41,6 +41,8 @@ export interface CrudResource {
   readonly components?: readonly Component[];
   /** Answer shapes the document names (`MarkedRead`), by component name. */
   readonly shapes?: ResourceDocs['shapes'];
+  /** What the standard routes need of a token beyond the default (`read` to read, `write` to change). */
+  readonly scopes?: CrudRoutes['scopes'];
   /** Routes beyond the standard ones. */
   readonly more?: (app: TypedApp, services: Services, deps: ServiceDeps) => void;
 }
@@ -61,6 +63,7 @@ export function crudResource(rules: CrudRules, r: CrudResource): Resource {
     create: { body: createSchema, response: r.createResponse },
     update: apply && update ? { method: apply === 'replace' ? 'PUT' : 'PATCH', body: update } : undefined,
     remove: true,
+    scopes: r.scopes,
   };
   return {
     tag: { name: names.tag, description: r.description },

@@ -45,5 +45,7 @@ export const tokens = crudResource(
       },
     ],
     createResponse: TokenWithValue,
+    // Tokens are credentials: only an admin lists, reads, issues or revokes them.
+    scopes: { read: 'admin', write: 'admin' },
   },
 );

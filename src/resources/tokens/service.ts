@@ -4,16 +4,9 @@ import type { Conditions, ListQuery, Page } from '../../model/list.ts';
 import { iso } from '../../model/time.ts';
 import { randomAlphanumeric } from '../../model/ids.ts';
 import { notFound, validationError } from '../../errors.ts';
+import type { Principal } from '../../http/auth.ts';
 import type { TokenCreate, TokenWithValue } from './schema.ts';
-import type { Scope, Token, TokenRecord } from '../../model/token.ts';
-
-/** Who a request is made by, once its token is checked. */
-export interface Principal {
-  readonly username: string;
-  readonly scopes: readonly Scope[];
-  /** The token's id; absent for `ADMIN_TOKEN`, which is no record. */
-  readonly tokenId?: string;
-}
+import type { Token, TokenRecord } from '../../model/token.ts';
 
 /** `lastUsedAt` is written at most this often per token, so a busy token does not make a write of every request. */
 export const LAST_USED_EVERY_MS = 1_000;

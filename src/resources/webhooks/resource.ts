@@ -21,6 +21,8 @@ export const webhooks = crudResource(webhookRules, {
   ],
   // The only answer with the secret.
   createResponse: WebhookWithSecret,
+  // A webhook sends the service's events to any URL it names: only an admin changes one.
+  scopes: { write: 'admin' },
   shapes: { DeliveryRecord },
   more: (app, s) => deliveryRoutes(app, s.deliveries, webhookRules.names),
 });
