@@ -13,8 +13,8 @@ const SHARED = 'src/(errors\\.ts|schemas/|config\\.ts)';
 
 /**
  * TEMPORARY: imports that break a rule today and are being removed elsewhere, each by its exact source and target.
- * The webhook outbox contract (src/webhooks/outbox.ts) moves to src/store/outbox.ts and the delivery record and
- * outbound event (src/webhooks/types.ts) to src/events/, with src/webhooks/dispatcher.ts split into parts; until
+ * The webhook outbox contract (src/webhooks/outbox.ts) moves to src/store/outbox.ts and the event shape of
+ * src/webhooks/types.ts to src/events/, with src/webhooks/dispatcher.ts split into parts; until
  * then these files reach into src/webhooks, and src/webhooks/options.ts reads the service's defaults from config.ts.
  * Remove a line as its import goes; add none.
  */
