@@ -5,20 +5,9 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/**
- * The last timestamp made, reused while the clock shows the same millisecond: one change stamps its record,
- * its event and its activity entries, and these then share one string (less to format, less to keep).
- */
-const lastIso = { ms: NaN, text: '' };
-
 /** Timestamps are ISO 8601 UTC with milliseconds. */
 export function iso(date: Date): string {
-  const ms = date.getTime();
-  if (ms !== lastIso.ms) {
-    lastIso.text = date.toISOString(); // throws on an invalid date
-    lastIso.ms = ms;
-  }
-  return lastIso.text;
+  return date.toISOString(); // throws on an invalid date
 }
 
 /**
