@@ -150,3 +150,6 @@ export interface Page<T> {
   readonly total: number;
   readonly next: Position | null;
 }
+
+/** What a list reads besides its own query: where a page starts, how long it is, whether its total is wanted. */
+export type Cut = Pick<ListQuery<object>, 'after' | 'limit' | 'skipTotal'>;
