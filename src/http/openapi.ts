@@ -251,7 +251,7 @@ function describeSuccess(
   // A shared shape is a reference, given as the media type's schema (as error answers are).
   if (schema.$ref) {
     const media = { schema: { $ref: schema.$ref }, ...(example === undefined ? {} : { example }) };
-    return { description, headers, content: { 'application/json': media } } as unknown as TSchema;
+    return { description, headers, content: { 'application/json': media } } as TSchema;
   }
   return {
     ...schema,
@@ -322,7 +322,7 @@ function documentListParameters(query: TObject): TObject {
       continue;
     }
     const items = values ? { type: 'string', enum: values } : item;
-    out[name] = { ...rest, type: 'array', items, minItems: 1, style: 'form', explode: false } as unknown as TSchema;
+    out[name] = { ...rest, type: 'array', items, minItems: 1, style: 'form', explode: false } as TSchema;
   }
   return { ...query, properties: out } as TObject;
 }

@@ -7,8 +7,7 @@ import { isCalendarDate, isStorableInstant, parseInstant } from '../model/time.t
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
 
 const base: Options = {
   allErrors: true, // report every bad field at once

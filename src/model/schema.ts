@@ -27,7 +27,7 @@ export const StringEnum = <const T extends readonly string[]>(values: T, extra: 
 
 /** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`; an `enum` admits null too. */
 export const Nullable = <T extends TSchema>(schema: T) => {
-  const { type, enum: values, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
+  const { type, enum: values, ...rest } = schema as TSchema & { type?: string; enum?: unknown[] };
   return Type.Unsafe<Static<T> | null>({
     ...rest,
     type: [type, 'null'],

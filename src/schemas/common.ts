@@ -118,7 +118,7 @@ export function patchOf<P extends TProperties>(schema: TObject<P>, omit: readonl
     const { default: _default, ...rest } = prop as TSchema & { default?: unknown };
     properties[key] = Type.Optional(rest as TSchema);
   }
-  return Type.Object(properties) as unknown as TObject<{
+  return Type.Object(properties) as TObject<{
     [K in keyof P]: ReturnType<typeof Type.Optional<P[K]>>;
   }>;
 }

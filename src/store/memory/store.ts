@@ -78,7 +78,7 @@ export class MemoryStore implements Store {
 
   private async atomically<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
     const undo = new UndoLog();
-    const holders = [...this.collections(), this.activity];
+    const holders = this.holders();
     for (const h of holders) h.hold(true);
     try {
       return await work({
@@ -103,7 +103,8 @@ export class MemoryStore implements Store {
     }
   }
 
-  private collections(): MemoryCollection<{ id: string }>[] {
+  /** What a transaction holds while it runs: every collection and the log. */
+  private holders(): { hold(on: boolean): void }[] {
     return [
       this.projects,
       this.tasks,
@@ -114,7 +115,8 @@ export class MemoryStore implements Store {
       this.webhooks,
       this.notifications,
       this.tokens,
-    ] as unknown as MemoryCollection<{ id: string }>[];
+      this.activity,
+    ];
   }
 }
 
