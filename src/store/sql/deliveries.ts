@@ -10,7 +10,8 @@ import {
   readDeliveryPosition,
 } from '../../webhooks/outbox.ts';
 import type { Page } from '../../model/list.ts';
-import { rowsWithTotal, TableSql } from './collection.ts';
+import { rowsWithTotal } from './collection.ts';
+import { TableSql } from './table-sql.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 import { LOCK } from './tables.ts';
