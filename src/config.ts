@@ -300,6 +300,8 @@ export const flagName = (key: Key) => key.replace(/[A-Z]/g, (c) => `-${c.toLower
 /** How a message names a setting: its variable and its flag. */
 const settingName = (key: Key) => `${envName(key)} (--${flagName(key)})`;
 const KEYS = Object.keys(ConfigSchema.properties) as Key[];
+// Each setting's schema is a TypeBox one of its own kind; what the messages read of them is common to all, and the
+// union of their types does not show it.
 const schemaOf = (key: Key) => ConfigSchema.properties[key] as unknown as TSchema & SchemaFacts;
 interface SchemaFacts {
   type?: string;

@@ -1,7 +1,8 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from '../config.ts';
-import type { Clock, IdGenerator } from '../core/runtime.ts';
+import type { IdGenerator } from '../model/ids.ts';
+import type { Clock } from '../model/time.ts';
 import type { Logger } from './types.ts';
 
 /** The settings of the delivery workers (the dispatcher's options but its outbox, webhook reads and timers). */

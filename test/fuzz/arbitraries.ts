@@ -15,7 +15,8 @@ import { TaskCreate, TaskPatch, TaskQuery } from '../../src/resources/tasks/sche
 import { TeamCreate, TeamPatch, TeamQuery } from '../../src/resources/teams/schema.ts';
 import { TimeEntryCreate, TimeEntryPatch, TimeEntryQuery } from '../../src/resources/time-entries/schema.ts';
 import { TokenCreate, TokenQuery } from '../../src/resources/tokens/schema.ts';
-import { SUBSCRIBABLE, WebhookCreate, WebhookPatch, WebhookQuery } from '../../src/resources/webhooks/schema.ts';
+import { WebhookCreate, WebhookPatch, WebhookQuery } from '../../src/resources/webhooks/schema.ts';
+import { SUBSCRIBABLE } from '../../src/model/event-types.ts';
 import type { BodySpec, HeaderValue, RawValue, Ref, RefKind, RequestSpec } from './harness.ts';
 
 // ------------------------------------------------------------------------------------------------ routes
