@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { StringEnum } from './schemas/common.ts';
+import { DELIVERY_DEFAULTS } from './webhooks/options.ts';
 
 /**
  * setTimeout's largest delay (about 24.8 days); a longer one would fire at once. The bound of every setting that
@@ -120,13 +121,13 @@ export const ConfigSchema = Type.Object({
   webhookRetrySchedule: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS }), {
     description:
       'Waits before each retry of a failed delivery (`ms`, `s`, `m`, `h`), e.g. `200ms,500ms,1s`; `none` for no retries',
-    default: Object.freeze(parseSchedule('5s,5m,30m,2h,5h,10h,10h')),
+    default: DELIVERY_DEFAULTS.retrySchedule,
   }),
   webhookTimeoutMs: Type.Integer({
     description: 'Time a receiver has to answer one delivery attempt',
     minimum: 100,
     maximum: MAX_DELAY_MS,
-    default: 10_000,
+    default: DELIVERY_DEFAULTS.timeoutMs,
   }),
   webhookAllowPrivate: Type.Boolean({
     description:
@@ -137,41 +138,41 @@ export const ConfigSchema = Type.Object({
     description: 'Delivery requests in flight at once; the rest wait their turn',
     minimum: 1,
     maximum: 1000,
-    default: 32,
+    default: DELIVERY_DEFAULTS.concurrency,
   }),
   webhookConcurrencyPerWebhook: Type.Integer({
     description:
       'Attempts in flight at once to one webhook (per instance): a receiver that hangs holds at most these of the `WEBHOOK_CONCURRENCY` slots',
     minimum: 1,
     maximum: 1000,
-    default: 8,
+    default: DELIVERY_DEFAULTS.perWebhookConcurrency,
   }),
   webhookMaxQueue: Type.Integer({
     description:
       'Memory store: deliveries alive at once (waiting, in flight or due for a retry); more are recorded failed `queue full`. A durable store keeps every one',
     minimum: 1,
-    default: 10_000,
+    default: DELIVERY_DEFAULTS.maxQueue,
   }),
   webhookHistory: Type.Integer({
     description:
       'Memory store: delivery attempts kept per webhook in its delivery log (a durable store keeps them by age: `WEBHOOK_HISTORY_DAYS`)',
     minimum: 1,
     maximum: 10_000,
-    default: 100,
+    default: DELIVERY_DEFAULTS.historyPerWebhook,
   }),
   webhookHistoryDays: Type.Integer({
     description:
       'With `DATA_DIR` or `DATABASE_URL`: days the delivery log keeps attempts (pruned hourly); redelivery works for any of them',
     minimum: 1,
     maximum: 3650,
-    default: 30,
+    default: DELIVERY_DEFAULTS.historyDays,
   }),
   webhookPollMs: Type.Integer({
     description:
       'With `DATA_DIR` or `DATABASE_URL`: how often the outbox is looked at for due deliveries no notification announced (a backstop; new deliveries wake the workers at once)',
     minimum: 50,
     maximum: 3_600_000,
-    default: 1_000,
+    default: DELIVERY_DEFAULTS.pollMs,
   }),
   dataDir: Type.Optional(
     Type.String({

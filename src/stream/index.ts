@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
 import type { Clock } from '../model/time.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
@@ -14,20 +13,22 @@ import type { StreamSource } from './source.ts';
 import { SqlSource } from './sql-source.ts';
 import { streamRoutes, type TokenWatch } from './routes.ts';
 
+/** The settings the stream reads, as the service's settings name them (config.ts), handed in by the entry. */
+export interface StreamSettings {
+  readonly streamReplay: number;
+  readonly streamHeartbeatMs: number;
+  readonly streamMaxClients: number;
+  readonly streamRetentionMs: number;
+  readonly streamClientBufferBytes: number;
+  readonly streamFlushMs: number;
+  readonly streamFlushMaxMs: number;
+  readonly streamCompression: boolean;
+}
+
 export interface StreamDeps {
   store: Store;
   events: EventBus;
-  config: Pick<
-    Config,
-    | 'streamReplay'
-    | 'streamHeartbeatMs'
-    | 'streamMaxClients'
-    | 'streamRetentionMs'
-    | 'streamClientBufferBytes'
-    | 'streamFlushMs'
-    | 'streamFlushMaxMs'
-    | 'streamCompression'
-  >;
+  config: StreamSettings;
   clock: Clock;
   /** The API tokens: a stream opened with one ends when it is revoked or expires. */
   tokens: TokenWatch;
