@@ -1,13 +1,14 @@
 // The layers of src/, enforced by `npm run lint` (docs/architecture.md draws them). Each layer imports only itself and
 // the layers below it; nothing imports the entry; nothing but the entry wires webhook delivery; no import cycles.
 //
-//   entry     src/server.ts, src/app.ts, src/config.ts  (the settings are read here and handed down as values)
-//   edge      src/http, src/resources, src/stream, src/web (http is the edge's toolkit: it imports no resource,
-//                                                           stream or web; src/web serves the browser app)
+//   entry     src/server.ts, src/app.ts; src/config.ts and src/config-schema.ts (the settings: read here, handed
+//             down as values)
+//   edge      src/http (the edge's toolkit: it imports no resource, stream or web app), src/resources, src/stream,
+//             src/web (serves the browser app)
 //   domain    src/core, src/events, and the shared src/errors.ts, src/schemas
 //   store     src/store
-//   model     src/model                                  (imports nothing else of the project)
-//   delivery  src/webhooks → store, model                (beside the layers: only the entry wires it)
+//   model     src/model (imports nothing else of the project)
+//   delivery  src/webhooks → store, model (beside the layers: only the entry wires it)
 
 /** Anything in src/ outside these paths. */
 const outside = (...allowed) => `^src/(?!${allowed.join('|')})`;
@@ -88,9 +89,9 @@ module.exports = {
     ),
     rule(
       'settings-read-by-the-entry',
-      'config.ts reads the settings for the entry, which hands each part its values: only server.ts and app.ts import it.',
-      '^src/(?!(server|app)\\.ts$)',
-      '^src/config\\.ts$',
+      'config.ts reads the settings (config-schema.ts) for the entry, which hands each part its values: only the entry imports them.',
+      '^src/(?!(server|app|config)\\.ts$)',
+      '^src/config(-schema)?\\.ts$',
     ),
     {
       name: 'no-cycles',
