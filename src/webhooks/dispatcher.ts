@@ -32,9 +32,10 @@ export interface DispatcherOptions extends DeliverySettings {
  * written with the change that caused it; workers claim due rows (delivery/claim.ts), at most `concurrency` in flight
  * and `perWebhookConcurrency` per webhook (delivery/slots.ts), make each attempt with the webhook as it is now
  * (delivery/attempt.ts), decide what follows (delivery/decide.ts) and record it (delivery/outcomes.ts). They are
- * woken when a change commits (the event bus), when another instance announces deliveries (LISTEN/NOTIFY on
- * PostgreSQL), by a timer at the next due time and by a poll on a durable store (delivery/schedule.ts). This file
- * only wires the parts. Nothing here throws into, or waits on, the caller.
+ * woken when a change commits (the bus consumers of events/webhooks.ts, through its `Outbox` port), when another
+ * instance announces deliveries (LISTEN/NOTIFY on PostgreSQL), by a timer at the next due time and by a poll on a
+ * durable store (delivery/schedule.ts). This file only wires the parts. Nothing here throws into, or waits on, the
+ * caller.
  */
 export class WebhookDispatcher {
   private readonly outbox: DeliveryLog;
