@@ -20,6 +20,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dependency-cruiser config is CommonJS.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     // Tests and scripts read JSON answers of any shape.
     files: ['test/**/*.ts', 'scripts/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

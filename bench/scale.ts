@@ -33,10 +33,13 @@ const { values: a } = parseArgs({
 /** A module of the service: from src/, or from the build in `--dist`. */
 const moduleOf = (path: string) => (a.dist ? pathToFileURL(resolve(a.dist, `${path}.js`)).href : `../src/${path}.ts`);
 const { buildApp } = (await import(moduleOf('app'))) as typeof import('../src/app.ts');
-const { createServices } = (await import(moduleOf('resources/index'))) as typeof import('../src/resources/index.ts');
+const { createServices } = (await import(
+  moduleOf('resources/services')
+)) as typeof import('../src/resources/services.ts');
 const { MemoryStore } = (await import(moduleOf('store/memory/store'))) as typeof import('../src/store/memory/store.ts');
 const { EventBus } = (await import(moduleOf('events/bus'))) as typeof import('../src/events/bus.ts');
-const runtime = (await import(moduleOf('core/runtime'))) as typeof import('../src/core/runtime.ts');
+const time = (await import(moduleOf('model/time'))) as typeof import('../src/model/time.ts');
+const ids = (await import(moduleOf('model/ids'))) as typeof import('../src/model/ids.ts');
 const cursors = (await import(moduleOf('http/cursor'))) as typeof import('../src/http/cursor.ts');
 const { default: pino } = await import('pino');
 const TOTAL = Number(a.tasks);
@@ -57,7 +60,7 @@ const noDeliveries = {
   restage: async () => [],
   wake: () => {},
 };
-const services = createServices({ store, events, clock: runtime.systemClock, ids: runtime.randomIds }, noDeliveries);
+const services = createServices({ store, events, clock: time.systemClock, ids: ids.randomIds }, noDeliveries);
 await app.ready();
 for (const id of ['wh_001', 'wh_002', 'wh_003']) await services.webhooks.update(id, { active: false });
 const before = memory();

@@ -37,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool, WebSocket } from 'undici';
 import { MemoryActivityLog } from '../src/store/memory/activity-log.ts';
-import type { ActivityEntry } from '../src/resources/activity-log/schema.ts';
+import type { ActivityEntry } from '../src/model/activity.ts';
 
 const { values: flags } = parseArgs({
   options: {

@@ -17,7 +17,7 @@ import { spec, type TestEvent } from 'node:test/reporters';
 import { PgliteDriver } from '../src/store/sql/pglite.ts';
 import { testServer } from '../test/store/sql-harness.ts';
 
-/** The web app in a browser, end to end (test/web/browser/helpers.ts): slow, and run on the memory and embedded stores. */
+/** The web app in a browser, end to end (test/web/browser/): slow, and run on the memory and embedded stores. */
 const WEB_BROWSER = ['test/web/browser/'];
 
 /**

@@ -2,11 +2,13 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.ts';
-import { randomIds, systemClock, type Clock, type IdGenerator } from './core/runtime.ts';
+import { randomIds, type IdGenerator } from './model/ids.ts';
+import { systemClock, type Clock } from './model/time.ts';
 import type { ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
+import { subscribeDelivery } from './events/webhooks.ts';
 import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
@@ -22,7 +24,8 @@ import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { createServices, resources } from './resources/index.ts';
+import { resources } from './resources/index.ts';
+import { createServices } from './resources/services.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
@@ -173,7 +176,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   registerProtocolAnswers(app);
 
   // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
-  await registerAuth(app, services.tokens, config);
+  await registerAuth(app, (value) => services.tokens.authenticate(value), config);
   await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
     STREAM_TAG,
   ]);
@@ -197,7 +200,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  dispatcher.listenTo(events, ids);
+  subscribeDelivery(events, dispatcher, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
 

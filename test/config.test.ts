@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ConfigError, DEFAULT_CONFIG, loadConfig, parseDuration, parseSchedule, type Config } from '../src/config.ts';
-import { randomIds, systemClock } from '../src/core/runtime.ts';
+import { randomIds } from '../src/model/ids.ts';
+import { systemClock } from '../src/model/time.ts';
 import { resolveOptions } from '../src/webhooks/options.ts';
 
 /** Asserts that `fn` throws a one-line `ConfigError` matching every pattern. */

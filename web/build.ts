@@ -4,7 +4,7 @@
  * `manifest.json` naming them for the service (src/web/assets.ts). Run by `npm ci` (`prepare`), `npm start` and
  * `npm test`; nothing built is committed. `--watch` rebuilds on every change (`npm run dev`).
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -40,19 +40,28 @@ const options: esbuild.BuildOptions = {
   logLevel: 'warning',
 };
 
-/** Writes what one build made, compressed forms and manifest included, in place of the last build's files. */
+/**
+ * Writes a file of the build whole or not at all, through a name of its own then a rename: builds run side by side
+ * (`npm start` started twice at once runs two) and a service reading the folder never see one half written.
+ */
+function put(name: string, contents: Uint8Array | string): void {
+  const partial = join(DIST, `.${name}.${process.pid}.partial`);
+  writeFileSync(partial, contents);
+  renameSync(partial, join(DIST, name));
+}
+
+/**
+ * Writes what one build made, compressed forms and manifest included, in place of the last build's files: the
+ * manifest last, then the files no build of these sources makes removed (never another build's partial ones).
+ */
 function write(result: esbuild.BuildResult<typeof options>): Manifest {
-  rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
   const names = result.outputFiles!.map((file) => basename(file.path));
   for (const file of result.outputFiles!) {
     const name = basename(file.path);
-    writeFileSync(join(DIST, name), file.contents);
-    writeFileSync(join(DIST, `${name}.gz`), gzipSync(file.contents, { level: 9 }));
-    writeFileSync(
-      join(DIST, `${name}.br`),
-      brotliCompressSync(file.contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-    );
+    put(name, file.contents);
+    put(`${name}.gz`, gzipSync(file.contents, { level: 9 }));
+    put(`${name}.br`, brotliCompressSync(file.contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
   }
   const find = (pattern: RegExp) => {
     const name = names.find((n) => pattern.test(n));
@@ -64,7 +73,11 @@ function write(result: esbuild.BuildResult<typeof options>): Manifest {
     style: find(/^main-.*\.css$/),
     icon: find(/^icon-.*\.svg$/),
   };
-  writeFileSync(join(DIST, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  put('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+  const kept = new Set(['manifest.json', ...names.flatMap((name) => [name, `${name}.gz`, `${name}.br`])]);
+  for (const name of readdirSync(DIST)) {
+    if (!kept.has(name) && !name.startsWith('.')) rmSync(join(DIST, name), { recursive: true, force: true });
+  }
   return manifest;
 }
 

@@ -7,7 +7,7 @@
  * Usage: `node --import tsx bench/servers/fastify-min.ts <port> [--log]`.
  */
 import Fastify from 'fastify';
-import { Task } from '../../src/resources/tasks/schema.ts';
+import { Task } from '../../src/model/task.ts';
 import * as seed from '../../src/store/seed-data.ts';
 
 const tasks = new Map<string, object>(seed.tasks.map((t) => [t.id, { ...t }]));

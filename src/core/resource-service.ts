@@ -1,13 +1,15 @@
+import { AllOf, AnyOf, type Conditions, type Filter, type ListQuery, type Page } from '../model/list.ts';
 import { notFound, validationError } from '../errors.ts';
 import type { EventBus, Unit } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { defaultsOf, withDefaults } from '../schemas/common.ts';
 import type { Collections, Store } from '../store/store.ts';
-import { AllOf, AnyOf, Range, type Collection, type Filter, type ListQuery, type Page } from '../store/types.ts';
+import { type Collection } from '../store/types.ts';
 import type { RequestContext } from './context.ts';
 import { assertExpectedVersion } from './etag.ts';
 import { changedFields, merge, type ResourceDef, type Stamped } from './rules.ts';
-import { iso, nextTimestamp, type Clock, type IdGenerator } from './runtime.ts';
+import { iso, nextTimestamp, type Clock } from '../model/time.ts';
+import { type IdGenerator } from '../model/ids.ts';
 
 /**
  * What a service is built on. `K` names the collections it reads outside a change (its own); its changes are made
@@ -19,17 +21,6 @@ export interface ServiceDeps<K extends keyof Collections = keyof Collections> {
   readonly ids: IdGenerator;
   readonly events: EventBus;
 }
-
-/**
- * The service of one resource: create, read, update and delete by its `ResourceDef`. `T` is the record as
- * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
- * A resource with operations of its own extends this class in its `service.ts`.
- */
-/**
- * The exact conditions of a list request: for each field, the conditions sent on it (`status=`, `status[in]=`),
- * every one of which must hold, each met by any one of its values.
- */
-export type Conditions = Readonly<Record<string, readonly (readonly unknown[])[]>>;
 
 /** The store filter of a list's exact conditions: each a value, or `AnyOf` its values; several, `AllOf` them. */
 export function exactFilter<T>(conditions: Conditions): Filter<T> {
@@ -58,6 +49,11 @@ export function allOf<T>(...filters: (Filter<T> | undefined)[]): Filter<T> {
   return filter as Filter<T>;
 }
 
+/**
+ * The service of one resource: create, read, update and delete by its `ResourceDef`. `T` is the record as
+ * stored, `C` and `U` the create and update bodies, `V` what leaves the service of a record (its `view`).
+ * A resource with operations of its own extends this class in its `service.ts`.
+ */
 export class ResourceService<
   T extends Stamped,
   C extends object = object,
@@ -66,25 +62,24 @@ export class ResourceService<
   K extends keyof Collections = keyof Collections,
 > {
   private readonly defaults: Readonly<Record<string, unknown>>;
-  /** The event types of this kind, made once so every event of a kind shares one string. */
-  private readonly eventTypes: Readonly<Record<DomainEvent['kind'], DomainEvent['type']>>;
 
   constructor(
     protected readonly def: ResourceDef<T, C, U, V>,
     protected readonly deps: ServiceDeps<K>,
   ) {
     this.defaults = defaultsOf(def.createSchema);
-    const type = def.names.type;
-    this.eventTypes = { created: `${type}.created`, updated: `${type}.updated`, deleted: `${type}.deleted` };
   }
 
   /** The resource's collection in `store` (a transaction's, or the store read outside one). */
   protected collectionIn(store: Pick<Collections, K>): Collection<T> {
+    // The rules name the collection of their records (`names.storeKey`); TypeScript cannot relate a key chosen at
+    // run time to the record type `T`.
     return store[this.def.names.storeKey as K] as unknown as Collection<T>;
   }
 
   /** What of a record leaves the service. */
   protected view(record: T): V {
+    // Without a `view`, what leaves is the record itself: `V` is `T` (its default), which the types cannot tell.
     return this.def.view ? this.def.view(record) : (record as unknown as V);
   }
 
@@ -101,7 +96,7 @@ export class ResourceService<
 
   async list(filter: Filter<T> = {}): Promise<V[]> {
     const records = await this.collectionIn(this.deps.store).list(filter);
-    return this.def.view ? records.map(this.def.view) : (records as unknown as V[]);
+    return records.map((record) => this.view(record));
   }
 
   /**
@@ -110,19 +105,8 @@ export class ResourceService<
    */
   async page(conditions: Conditions, query: ListQuery<T> = {}): Promise<Page<V>> {
     const filter = allOf(this.filterOf(conditions), query.filter);
-    const collection = this.collectionIn(this.deps.store);
-    const plain = !query.search && !query.sort && !query.after && query.limit === undefined;
-    if (plain && !Object.values(filter).some((v) => v instanceof Range || v instanceof AllOf)) {
-      // Every match in creation order, as lists were before pages: the collection's plain `list`.
-      const items = await collection.list(filter);
-      return {
-        items: this.def.view ? items.map(this.def.view) : (items as unknown as V[]),
-        total: items.length,
-        next: null,
-      };
-    }
-    const page = await collection.query({ ...query, filter });
-    return this.def.view ? { ...page, items: page.items.map(this.def.view) } : (page as unknown as Page<V>);
+    const page = await this.collectionIn(this.deps.store).query({ ...query, filter });
+    return { ...page, items: page.items.map((record) => this.view(record)) };
   }
 
   /** The store filter of exact conditions (`exactFilter`). A resource may read a field its own way. */
@@ -139,6 +123,7 @@ export class ResourceService<
   async createIn(unit: Unit, input: C, ctx: RequestContext = {}): Promise<T> {
     const now = iso(this.deps.clock.now());
     const fields = this.def.build(withDefaults(this.defaults, input) as C, now);
+    // `build` makes every field but these: together they are a `T`, which a spread of an `Omit<T, …>` cannot show.
     const record = {
       id: this.deps.ids(this.def.idPrefix),
       ...fields,
@@ -162,6 +147,7 @@ export class ResourceService<
     if (apply === 'replace') {
       const rebuilt = (previous: T, now: string) => ({
         ...previous,
+        // A resource that replaces takes the same body to create and to replace: its `U` is its `C`.
         ...this.def.build(withDefaults(this.defaults, input) as unknown as C, now),
       });
       return this.view(await this.change(id, ctx, rebuilt));
@@ -247,7 +233,7 @@ export class ResourceService<
     const before = previous && this.view(previous);
     return {
       id: this.deps.ids('evt'),
-      type: this.eventTypes[kind],
+      type: `${this.def.names.type}.${kind}`,
       resourceType: this.def.names.type,
       kind,
       record: this.view(record),

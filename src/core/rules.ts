@@ -65,8 +65,8 @@ export function reference<T extends object>(
   find: (tx: Collections, id: string, record: T) => Promise<unknown>,
 ): (record: T, tx: Collections, previous?: T) => Promise<ErrorDetail[]> {
   return async (record, tx, previous) => {
-    const id = record[field] as unknown as string | null;
-    if (id === null || (previous && previous[field] === record[field])) return [];
+    const id: unknown = record[field];
+    if (typeof id !== 'string' || (previous && previous[field] === id)) return [];
     if (await find(tx, id, record)) return [];
     return [{ field, message: `${typeof kind === 'string' ? kind : kind(record)} '${id}' does not exist` }];
   };

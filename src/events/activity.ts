@@ -1,4 +1,4 @@
-import type { ActivityCreate } from '../resources/activity-log/schema.ts';
+import type { ActivityEntry } from '../model/activity.ts';
 import type { Collections } from '../store/store.ts';
 import type { TransactionalConsumer } from './bus.ts';
 import {
@@ -12,6 +12,9 @@ import {
 } from './derived.ts';
 import type { DomainEvent, ResourceType } from './types.ts';
 
+/** An entry an event makes: the entry but what the log stamps it with (`id`, `timestamp`). */
+export type ActivityDraft = Omit<ActivityEntry, 'id' | 'timestamp'>;
+
 /**
  * Resources whose changes the activity log records. Not the log itself, and not notifications: those are
  * a per-user inbox written by the service as a consequence of the changes recorded here.
@@ -19,11 +22,11 @@ import type { DomainEvent, ResourceType } from './types.ts';
 const AUDITED = new Set<ResourceType>(['project', 'task', 'team', 'comment', 'milestone', 'time_entry', 'webhook']);
 
 /** The activity entries one change produces: `<resource>.<kind>`, plus the specific actions it implies. */
-export function activityFor(event: DomainEvent): ActivityCreate[] {
+export function activityFor(event: DomainEvent): ActivityDraft[] {
   if (!AUDITED.has(event.resourceType)) return [];
   const record = recordOf(event);
   const noun = nounOf(event);
-  const entries: ActivityCreate[] = [];
+  const entries: ActivityDraft[] = [];
   // Each entry is built as one object literal, every field named: entries are kept for the life of the log.
   // A change a cascade made says so: in its summary, and in `metadata.cascadeOf`.
   const cascade = event.cascadeOf;
@@ -75,7 +78,7 @@ export function activityFor(event: DomainEvent): ActivityCreate[] {
 
 /** Writes the activity entries of every change, in the change's transaction. */
 export function activityConsumer(log: {
-  record(tx: Pick<Collections, 'activity'>, input: ActivityCreate): Promise<unknown>;
+  record(tx: Pick<Collections, 'activity'>, input: ActivityDraft): Promise<unknown>;
 }): TransactionalConsumer {
   return async (event, { tx }) => {
     for (const entry of activityFor(event)) await log.record(tx, entry);

@@ -1,8 +1,11 @@
-import type { NotificationCreate } from '../resources/notifications/schema.ts';
+import type { Notification } from '../model/notification.ts';
 import type { Collections } from '../store/store.ts';
 import type { TransactionalConsumer, Unit } from './bus.ts';
 import { labelOf, milestoneReached, recordOf, taskAssignment } from './derived.ts';
 import type { DomainEvent } from './types.ts';
+
+/** A notification an event makes: the notification but what it is given when stored (`id`, `read`, `createdAt`). */
+export type NotificationDraft = Omit<Notification, 'id' | 'read' | 'createdAt'>;
 
 /** What the rules read: the task commented on, the project, its team. */
 type Readers = Pick<Collections, 'tasks' | 'projects' | 'teams'>;
@@ -15,11 +18,11 @@ type Readers = Pick<Collections, 'tasks' | 'projects' | 'teams'>;
  *   the team it was moved from).
  * Never the actor who caused it.
  */
-export async function notificationsFor(event: DomainEvent, store: Readers): Promise<NotificationCreate[]> {
+export async function notificationsFor(event: DomainEvent, store: Readers): Promise<NotificationDraft[]> {
   const record = recordOf(event);
   const by = event.actor === 'system' ? '' : `${event.actor} `;
-  const out: NotificationCreate[] = [];
-  const to = (usernames: Iterable<string>, n: Omit<NotificationCreate, 'username'>) => {
+  const out: NotificationDraft[] = [];
+  const to = (usernames: Iterable<string>, n: Omit<NotificationDraft, 'username'>) => {
     for (const username of new Set(usernames)) if (username !== event.actor) out.push({ username, ...n });
   };
 
@@ -91,7 +94,7 @@ async function teamOf(store: Readers, teamId: string | null): Promise<string[]> 
 
 /** Writes the notifications each change calls for, in the change's transaction (read through it too). */
 export function notificationConsumer(notifications: {
-  createIn(unit: Unit, input: NotificationCreate): Promise<unknown>;
+  createIn(unit: Unit, input: NotificationDraft): Promise<unknown>;
 }): TransactionalConsumer {
   return async (event, unit) => {
     for (const n of await notificationsFor(event, unit.tx)) await notifications.createIn(unit, n);

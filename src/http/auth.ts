@@ -1,8 +1,28 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { SCOPES, type Scope } from '../resources/tokens/schema.ts';
-import { sameHash, tokenHash, type Principal, type TokenService } from '../resources/tokens/service.ts';
+import { SCOPES, type Scope } from '../model/token.ts';
+
+/** Who a request is made by, once its token is checked. */
+export interface Principal {
+  readonly username: string;
+  readonly scopes: readonly Scope[];
+  /** The token's id; absent for `ADMIN_TOKEN`, which is no record. */
+  readonly tokenId?: string;
+}
+
+/**
+ * What authentication needs of the API tokens, handed in by `buildApp`: who a token's value stands for, when it is
+ * one that exists and has not expired; undefined otherwise.
+ */
+export type Authenticate = (value: string) => Promise<Principal | undefined>;
+
+/**
+ * What a route needs of a token (`AUTH=token`), declared in its own `config.scope`: a scope, or `public` for none
+ * (liveness, readiness, the document). Without one, `read` for GET and HEAD and `write` for the rest.
+ */
+export type RouteScope = Scope | 'public';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,11 +35,13 @@ declare module 'fastify' {
      * routes that say so: anywhere else a token in the URL would end up in logs, histories and referrers.
      */
     queryToken?: boolean;
+    /** What the route needs of a token (`RouteScope`); absent: `read` for GET and HEAD, `write` for the rest. */
+    scope?: RouteScope;
   }
 }
 
-/** The `/api` routes anyone may call in every mode: liveness, readiness and the OpenAPI document. */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/api/health', '/api/health/ready', '/api/openapi.json']);
+/** Where the API is served: everything outside it (the docs page, the browser app) is public. */
+export const API_PREFIX = '/api';
 
 /** The username of `ADMIN_TOKEN`. */
 export const ADMIN_USERNAME = 'admin';
@@ -39,20 +61,18 @@ function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? request.url.split('?', 1)[0]!;
 }
 
-/** Whether the request may go without a token: everything outside `/api`, the public routes, CORS preflights. */
-function isPublic(request: FastifyRequest): boolean {
-  const route = routeOf(request);
-  return request.method === 'OPTIONS' || !route.startsWith('/api') || PUBLIC_ROUTES.has(route);
+/** What a route of this method and config needs of a token: its own `scope`, else `read` or `write` by method. */
+export function scopeOf(method: string, config: { readonly scope?: RouteScope } | undefined): RouteScope {
+  return config?.scope ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
 }
 
-const under = (route: string, path: string) => route === path || route.startsWith(`${path}/`);
-
-/** The scope a request needs: tokens are admin's; reads need `read`; webhooks' changes `admin`; the rest `write`. */
-export function neededScope(method: string, route: string): Scope {
-  if (under(route, '/api/tokens')) return 'admin';
-  if (method === 'GET' || method === 'HEAD') return 'read';
-  if (under(route, '/api/webhooks')) return 'admin';
-  return 'write';
+/** Whether the request may go without a token: everything outside the API, the public routes, CORS preflights. */
+function isPublic(request: FastifyRequest): boolean {
+  return (
+    request.method === 'OPTIONS' ||
+    !routeOf(request).startsWith(API_PREFIX) ||
+    (request.routeOptions.url !== undefined && scopeOf(request.method, request.routeOptions.config) === 'public')
+  );
 }
 
 /** Each scope includes the ones before it in `SCOPES`. */
@@ -82,19 +102,19 @@ function credentialOf(request: FastifyRequest): string | AppError | undefined {
 }
 
 /**
- * API tokens (`AUTH=token`): one `onRequest` hook checks every `/api` request but the public ones. Missing,
+ * API tokens (`AUTH=token`): one `onRequest` hook checks every API request but those of public routes. Missing,
  * unknown, revoked or expired: `401 UNAUTHENTICATED` with `WWW-Authenticate: Bearer`; without the scope the request
  * needs: `403 FORBIDDEN`. `ADMIN_TOKEN` is an admin token of username `admin`, compared by its SHA-256 in constant
  * time. The principal found is `request.principal`, whose username is the actor of what the request changes.
  */
 export class Authenticator {
-  private readonly adminHash: string;
+  private readonly adminHash: Buffer;
 
   constructor(
-    private readonly tokens: Pick<TokenService, 'authenticate'>,
+    private readonly authenticate: Authenticate,
     adminToken: string,
   ) {
-    this.adminHash = tokenHash(adminToken);
+    this.adminHash = sha256(adminToken);
   }
 
   /** Who makes the request, or why it is refused; made once per request. */
@@ -117,8 +137,8 @@ export class Authenticator {
     }
     // A path or method with no route is a 404 or 405 for every valid token: no scope would change that.
     if (request.routeOptions.url === undefined) return { principal };
-    const needed = neededScope(request.method, routeOf(request));
-    if (!covers(principal.scopes, needed)) {
+    const needed = scopeOf(request.method, request.routeOptions.config);
+    if (needed !== 'public' && !covers(principal.scopes, needed)) {
       return {
         refusal: new AppError(
           'FORBIDDEN',
@@ -132,9 +152,9 @@ export class Authenticator {
 
   private async principalOf(value: string): Promise<Principal | undefined> {
     if (value.length > 1024) return undefined;
-    const hash = tokenHash(value);
-    if (sameHash(hash, this.adminHash)) return { username: ADMIN_USERNAME, scopes: ['admin'] };
-    return this.tokens.authenticate(value, hash);
+    // Compared by their SHA-256 (of one length) in constant time: the comparison tells nothing of the admin token.
+    if (timingSafeEqual(sha256(value), this.adminHash)) return { username: ADMIN_USERNAME, scopes: ['admin'] };
+    return this.authenticate(value);
   }
 
   /** The hook: lets the request on with its principal, or answers the refusal. */
@@ -144,6 +164,8 @@ export class Authenticator {
     if ('principal' in resolution) request.principal = resolution.principal;
   };
 }
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /** A window in the largest unit that divides it: `60000` → `1m`. */
 function inWords(ms: number): string {
@@ -168,12 +190,16 @@ export interface AuthOptions {
  * sent, else per client address: a stream of bad tokens is limited by its address), then the token check. With
  * neither setting, nothing is registered and the service answers as without them.
  */
-export async function registerAuth(app: FastifyInstance, tokens: TokenService, options: AuthOptions): Promise<void> {
+export async function registerAuth(
+  app: FastifyInstance,
+  authenticate: Authenticate,
+  options: AuthOptions,
+): Promise<void> {
   app.decorateRequest('principal', null);
   let authenticator: Authenticator | undefined;
   if (options.auth === 'token') {
     if (options.adminToken === undefined) throw new Error('AUTH=token needs ADMIN_TOKEN');
-    authenticator = new Authenticator(tokens, options.adminToken);
+    authenticator = new Authenticator(authenticate, options.adminToken);
   }
   if (options.rateLimit) {
     const { max, windowMs } = options.rateLimit;

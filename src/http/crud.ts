@@ -1,7 +1,7 @@
-import type { TObject } from 'typebox';
+import { type TObject, Type } from 'typebox';
 import type { RequestContext } from '../core/context.ts';
 import type { KindNames } from '../core/names.ts';
-import type { Conditions } from '../core/resource-service.ts';
+import type { Conditions, ListQuery, Page, ListSpec } from '../model/list.ts';
 import {
   Deleted,
   IdParams,
@@ -11,15 +11,13 @@ import {
   NotModified,
   One,
   errorResponses,
+  Query,
 } from '../schemas/common.ts';
-import type { ListQuery, Page } from '../store/types.ts';
 import { contextOf } from './context.ts';
 import { listQuery, NextCursor, PAGE_HEADERS, readList, sendList } from './list.ts';
-import type { ListSpec } from './list.ts';
-import { Query } from '../schemas/common.ts';
-import { Type } from 'typebox';
 import { sendRecord } from './etag.ts';
 import type { TypedApp } from './typed.ts';
+import type { Scope } from '../model/token.ts';
 
 /**
  * The operations a resource service offers to its routes. Each takes what its route's schema has validated
@@ -53,6 +51,8 @@ export interface CrudRoutes {
   /** PATCH changes what is sent; PUT replaces the record. */
   readonly update?: { readonly method: 'PATCH' | 'PUT'; readonly body: TObject };
   readonly remove?: boolean;
+  /** What its routes need of a token, when more than `read` to read or `write` to change (their `config.scope`). */
+  readonly scopes?: { readonly read?: Scope; readonly write?: Scope };
 }
 
 const article = (noun: string) => (/^[AEIOU]/i.test(noun) ? 'an' : 'a');
@@ -74,8 +74,11 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
   };
   const base = spec.query ?? Query({});
   const querystring = listQuery(base, spec.list);
+  const reads = { scope: spec.scopes?.read };
+  const writes = { scope: spec.scopes?.write };
   app.get(path, {
     schema: { operationId: `list${components}`, tags, summary: `List ${nouns}`, querystring, response: listResponse },
+    config: reads,
     // Only a validated query filters: its schema has removed every parameter it does not declare.
     handler: async (request, reply) => {
       const list = readList(request.query, base, spec.list, path);
@@ -101,6 +104,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
       headers: IfNoneMatchHeaders,
       response: { 200: One(spec.record), 304: NotModified, ...errorResponses(404) },
     },
+    config: reads,
     handler: async (request, reply) => sendRecord(request, reply, await service.get(request.params.id)),
   });
 
@@ -113,6 +117,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
         body: spec.create.body,
         response: { 201: One(spec.create.response ?? spec.record), ...errorResponses(400, 413, 415) },
       },
+      config: writes,
       handler: async (request, reply) =>
         sendRecord(request, reply, await service.create(request.body, contextOf(request)), 201),
     });
@@ -134,6 +139,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
         body: spec.update.body,
         response: { 200: One(spec.record), ...errorResponses(400, 404, 412, 413, 415) },
       },
+      config: writes,
       handler: async (request, reply) =>
         sendRecord(request, reply, await service.update(request.params.id, request.body, contextOf(request))),
     });
@@ -149,6 +155,7 @@ export function registerCrudRoutes(app: TypedApp, spec: CrudRoutes, service: Cru
         headers: IfMatchHeaders,
         response: { 200: Deleted, ...errorResponses(404, 412) },
       },
+      config: writes,
       handler: async (request) => {
         const record = await service.remove(request.params.id, contextOf(request));
         return { data: { id: record.id, deleted: true as const } };

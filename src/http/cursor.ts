@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../errors.ts';
-import type { Position } from '../store/types.ts';
+import type { Position } from '../model/list.ts';
 
 /**
  * The `cursor` of a list: where the previous page ended (the store's position) and a digest of the query it

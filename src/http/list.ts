@@ -1,33 +1,23 @@
-import { Readable } from 'node:stream';
+import {
+  type ListSpec,
+  type Conditions,
+  PositionError,
+  Range,
+  type Cut,
+  type ListQuery,
+  type Page,
+  type Position,
+  type SortKey,
+} from '../model/list.ts';
 import { Type, type TObject, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Conditions } from '../core/resource-service.ts';
-import { isBetweenMilliseconds, isCalendarDate, parseInstant } from '../core/runtime.ts';
+import { isBetweenMilliseconds, isCalendarDate, parseInstant } from '../model/time.ts';
 import { validationError, type ErrorDetail } from '../errors.ts';
 import { Nullable, Query } from '../schemas/common.ts';
-import { PositionError, Range, type ListQuery, type Page, type Position, type SortKey } from '../store/types.ts';
-import { fitsKind, type ValueKind } from '../store/position.ts';
+import { fitsKind, type ValueKind } from '../model/position.ts';
 import { badCursor, decodeCursor, encodeCursor, queryDigest } from './cursor.ts';
-
-/** How the values of a field with range operators read: ISO 8601 instants, `YYYY-MM-DD` dates, numbers. */
-export type RangeKind = 'instant' | 'date' | 'number';
-
-/**
- * What a collection's list offers beyond its exact-match filters (each of which also takes `field[in]`): the
- * fields `sort` takes (an enumeration with its progression), the fields with range operators, the fields `q`
- * searches. Data per resource, next to its query schema; the parameters and their documentation derive from it.
- */
-export interface ListSpec {
-  readonly sort: Readonly<Record<string, readonly string[] | null>>;
-  readonly ranges: Readonly<Record<string, RangeKind>>;
-  /** None: the list has no `q` (a webhook's deliveries, which hold no text of the user's). */
-  readonly search: readonly string[];
-  /**
-   * `limit` is the interface document's own parameter of this list (the activity log): alone it keeps the
-   * document's answer, so `nextCursor` comes only with `cursor` (the next page is in `Link` all the same).
-   */
-  readonly documentLimit?: boolean;
-}
+import { sendInParts } from './list-parts.ts';
 
 /** The `limit` parameter of a list. */
 export const PageLimit = Type.Integer({
@@ -131,7 +121,7 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
     const list = query[`${field}[in]`];
     const each: (readonly unknown[])[] = one === undefined ? [] : [[one]];
     if (typeof list === 'string') {
-      const read = readAnyOf(list, base.properties[field] as TSchema);
+      const read = readAnyOf(list, base.properties[field] as ItemSchema);
       if (typeof read === 'string') problems.push({ field: `${field}[in]`, message: read });
       else each.push(read);
     }
@@ -186,16 +176,6 @@ function checkPosition(position: Position, sort: readonly SortKey[], spec: ListS
   if (!fits) throw badCursor();
 }
 
-/**
- * The values of a field that meet every one of its conditions: for a field of one value per record (a delivery's
- * `status`), where meeting each condition is being one of its values. Undefined when the field has none.
- */
-export function valuesMeetingAll(conditions: Conditions, field: string): unknown[] | undefined {
-  const each = conditions[field];
-  if (!each) return undefined;
-  return each.slice(1).reduce<unknown[]>((kept, values) => kept.filter((v) => values.includes(v)), [...each[0]!]);
-}
-
 /** Where a list request's page starts and how long it is: what every list reads the same way. */
 export interface Paging {
   /** The position of the `cursor` sent, checked against the query it was given for. */
@@ -223,33 +203,33 @@ export function readPaging(raw: object, path: string, documentLimit = false): Pa
   return { after, limit, paged, showsCursor: after !== undefined || (paged && !documentLimit), digest };
 }
 
-/** The values of `field[in]`, each checked as the field's own filter checks it; a message when one is not. */
-function readAnyOf(list: string, item: TSchema): unknown[] | string {
+/** The schema of an exact filter, with what `[in]` reads of it. */
+type ItemSchema = TSchema & { readonly type?: unknown; readonly enum?: readonly unknown[]; readonly format?: string };
+
+/** The values of `field[in]`, each checked by the field's own filter's schema; a message when one is not. */
+function readAnyOf(list: string, item: ItemSchema): unknown[] | string {
   const parts = list.split(',');
   if (parts.length > MAX_ANY_OF) return `must list at most ${MAX_ANY_OF} values`;
-  if (parts.some((p) => p === '')) return 'must be values separated by single commas, none empty';
-  const schema = item as { enum?: unknown[]; type?: string; format?: string; minLength?: number; maxLength?: number };
-  if (schema.enum) {
-    const allowed = schema.enum.filter((v) => v !== null).map(String);
-    if (parts.some((p) => !allowed.includes(p))) return `must be a comma-separated list of: ${allowed.join(', ')}`;
-    return parts;
+  if (parts.includes('')) return 'must be values separated by single commas, none empty';
+  // Query text read as the field's type, as the validator reads the filter itself: `true` and `false` for a boolean.
+  const values = item.type === 'boolean' ? parts.map((p) => (p === 'true' ? true : p === 'false' ? false : p)) : parts;
+  for (const [i, value] of values.entries()) {
+    const problem = problemOf(item, value);
+    if (problem) return `must be a comma-separated list of values of the filter: \`${parts[i]}\` ${problem}`;
   }
-  if (schema.type === 'boolean') {
-    if (parts.some((p) => p !== 'true' && p !== 'false')) return 'must be a comma-separated list of true, false';
-    return parts.map((p) => p === 'true');
+  return values;
+}
+
+/** Why `value` is not one the filter of schema `item` takes, or undefined when it is. */
+function problemOf(item: ItemSchema, value: unknown): string | undefined {
+  // TypeBox's `date` takes the year 0000, which no store keeps: as the validator does, years 0001 to 9999 only.
+  if (item.format === 'date' && !(typeof value === 'string' && isCalendarDate(value))) {
+    return 'is not a calendar date (YYYY-MM-DD)';
   }
-  if (schema.format === 'date') {
-    const bad = parts.some((p) => !isCalendarDate(p));
-    return bad ? 'must be a comma-separated list of calendar dates (YYYY-MM-DD)' : parts;
-  }
-  const { minLength, maxLength } = schema;
-  if (maxLength !== undefined && parts.some((p) => p.length > maxLength)) {
-    return `must be values of at most ${maxLength} characters each`;
-  }
-  if (minLength !== undefined && parts.some((p) => p.length < minLength)) {
-    return `must be values of at least ${minLength} characters each`;
-  }
-  return parts;
+  const [error] = Value.Errors(item, value);
+  if (!error) return undefined;
+  const allowed = item.enum?.filter((v) => v !== null);
+  return allowed ? `is not one of ${allowed.join(', ')}` : error.message;
 }
 
 function readSort(value: string, spec: ListSpec, problems: ErrorDetail[]): SortKey[] | undefined {
@@ -316,9 +296,6 @@ declare module 'fastify' {
   }
 }
 
-/** What a list reads besides its own query: where a page starts, how long it is, whether its total is wanted. */
-export type Cut = Pick<ListQuery<object>, 'after' | 'limit' | 'skipTotal'>;
-
 /**
  * Answers a list. Paged (`limit` or `cursor`), or on a store that reads lists whole: the page `read` answers for the
  * request's own cut, as `sendPage` sends it. Unpaged on a store that reads lists in parts (`listPart`): every match,
@@ -348,46 +325,9 @@ export async function sendList<T, B extends object>(
     return sendPage(request, reply, list, whole, envelope(whole.items, whole.total, whole.total));
   }
   const { total } = await read({ limit: 1 }); // one record and the count of every match
-  // The envelope as the route's schema writes it, cut around its array: `{"data":[` items `],"count":…}`.
-  const text = (items: T[], count: number) =>
-    reply.serializeInput(envelope(items, count, total) as unknown as Record<string, unknown>, '200') as string;
-  const items = (some: T[]) => {
-    const body = text(some, some.length);
-    return body.slice(HEAD.length, body.lastIndexOf(TAIL));
-  };
-  const end = (count: number) => {
-    const body = text([], count);
-    return body.slice(body.lastIndexOf(TAIL));
-  };
-  if (!text([], 0).startsWith(HEAD)) throw new Error('a list envelope must begin with its `data`');
-  // Each part is asked for as the one before is written, so that reading and writing overlap: at most two parts are
-  // held. A part asked for is marked handled at once: the client may leave while it is under way.
-  const after = (next: Position | null) => {
-    if (next === null) return null;
-    const asked = read({ after: next, limit: part!, skipTotal: true });
-    asked.catch(() => {});
-    return asked;
-  };
-  async function* parts(): AsyncGenerator<string> {
-    let asked = after(first.next);
-    yield HEAD + items(first.items);
-    let written = first.items.length;
-    while (asked !== null) {
-      const page = await asked;
-      asked = after(page.next);
-      if (page.items.length > 0) yield `,${items(page.items)}`;
-      written += page.items.length;
-    }
-    yield end(written);
-  }
   reply.header('x-total-count', String(total));
-  reply.type('application/json; charset=utf-8');
-  // The reply is a thenable that settles once the answer has been written: the handler returns it.
-  return reply.send(Readable.from(parts(), { objectMode: false })) as unknown as B;
+  return sendInParts(reply, first, part, read, (items, count) => envelope(items, count, total));
 }
-
-const HEAD = '{"data":[';
-const TAIL = '],"count":';
 
 /** The headers of a collection's answer, for the document. */
 export const PAGE_HEADERS = {

@@ -53,6 +53,7 @@ function keyOf(raw: string): string {
 
 /** Fastify's request serializer, with the URL's token redacted; anything else logged as `req` is left as it is. */
 function requestSerializer(req: FastifyRequest): Record<string, unknown> {
+  // Whatever else was logged as `req` is passed on as it came, as pino does without a serializer.
   if (typeof req?.url !== 'string' || typeof req.method !== 'string') return req as unknown as Record<string, unknown>;
   return {
     method: req.method,
@@ -136,7 +137,7 @@ export function lazyChildLogger(
   bindings: Bindings,
   options: ChildOptions,
 ): FastifyBaseLogger {
-  return new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger;
+  return new LazyChild(logger, bindings, options) as FastifyBaseLogger;
 }
 
 type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';

@@ -11,7 +11,7 @@ import {
 } from '../errors.ts';
 import { CHECKED_ENUM, Deleted } from '../schemas/common.ts';
 import { ref, type ApiDocs } from './api-docs.ts';
-import { neededScope, PUBLIC_ROUTES } from './auth.ts';
+import { API_PREFIX, scopeOf, type RouteScope } from './auth.ts';
 
 /**
  * Shapes several answers share, named in the document (`#/components/schemas/Deleted`): the delete envelope and
@@ -260,12 +260,21 @@ function responseComponent(status: number, about?: string, example?: AppError, e
   };
 }
 
+/** An operation of the document (`get`, `/api/tasks/{id}`), as `finishDocument` is told what each route needs. */
+export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
 /**
  * The last touches on the generated document: the headers every response carries are `required`; a list
  * envelope (`{ data: [Task], count }`) is a named component (`TaskList`); every operation refers to the
- * answers of `CONNECTION_ERRORS`; and a write without a body schema says that a body sent is ignored.
+ * answers of `CONNECTION_ERRORS`; and a write without a body schema says that a body sent is ignored. With
+ * `AUTH=token`, each operation answers 401, and 403 when it needs more than `read` (`scopes`: what each route
+ * declared, by `operationKey`); a public one asks for no token.
  */
-export function finishDocument<T>(document: T, access: Access = { auth: 'none', rateLimited: false }): T {
+export function finishDocument<T>(
+  document: T,
+  access: Access = { auth: 'none', rateLimited: false },
+  scopes: ReadonlyMap<string, RouteScope> = new Map(),
+): T {
   const doc = document as Doc;
   const token = access.auth === 'token';
   const declared = Object.entries(ACCESS_ERRORS).filter(
@@ -277,12 +286,13 @@ export function finishDocument<T>(document: T, access: Access = { auth: 'none', 
   ]);
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      const open = !path.startsWith('/api') || PUBLIC_ROUTES.has(path);
+      const scope = scopes.get(operationKey(method, path)) ?? scopeOf(method.toUpperCase(), undefined);
+      const open = !path.startsWith(API_PREFIX) || scope === 'public';
       if (token && open) operation.security = [];
       const extra: Record<number, string> = {};
       if (token && !open) {
         extra[401] = 'Unauthenticated';
-        if (neededScope(method.toUpperCase(), path) !== 'read') extra[403] = 'Forbidden';
+        if (scope !== 'read') extra[403] = 'Forbidden';
       }
       if (access.rateLimited) extra[429] = 'RateLimited';
       if (method !== 'get' && !operation.requestBody) operation.requestBody = IGNORED_BODY;

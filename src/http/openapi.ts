@@ -8,12 +8,14 @@ import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
 import { Deleted, LIMITS, RequiredText } from '../schemas/common.ts';
 import { apiDocs, type ApiDocs, type ResourceDocs } from './api-docs.ts';
+import { scopeOf, type RouteScope } from './auth.ts';
 import {
   describeErrors,
   documentBody,
   documentedStatuses,
   ETAG,
   finishDocument,
+  operationKey,
   type Access,
   QUERY_TOKEN_SECURITY,
   SECURITY_SCHEMES,
@@ -43,6 +45,8 @@ export async function registerOpenApi(
   moreTags: readonly { name: string; description: string }[] = [],
 ): Promise<void> {
   const docs = apiDocs(resources);
+  // What each route needs of a token (its `config.scope`), by operation: the document's 401 and 403 answers.
+  const scopes = new Map<string, RouteScope>();
   const shapes = sharedShapes(docs);
   // The error body, the records and the shared shapes, as named components the document refers to. Only the
   // document refers to them by name; the routes keep their inline schemas, so serialization does not depend on this.
@@ -69,8 +73,11 @@ export async function registerOpenApi(
     // Components named by their `$id` (`#/components/schemas/ErrorResponse`) rather than `def-0`.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      if (!schema || schema.hide) return { schema, url };
       const methods = [route.method].flat().map((m) => m.toUpperCase());
+      for (const method of methods) {
+        scopes.set(operationKey(method, url.replace(/:(\w+)/g, '{$1}')), scopeOf(method, route.config));
+      }
+      if (!schema || schema.hide) return { schema, url };
       const documented = documentRoute(
         docs,
         shapes.named,
@@ -83,7 +90,8 @@ export async function registerOpenApi(
       const queryToken = access.auth === 'token' && route.config?.queryToken === true;
       return { schema: queryToken ? { ...documented, security: QUERY_TOKEN_SECURITY } : documented, url };
     },
-    transformObject: (document) => finishDocument('openapiObject' in document ? document.openapiObject : {}, access),
+    transformObject: (document) =>
+      finishDocument('openapiObject' in document ? document.openapiObject : {}, access, scopes),
   });
 
   await app.register(swaggerUi, {
@@ -109,7 +117,7 @@ export async function registerOpenApi(
     theme: { title: 'pm-service API' },
   });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { scope: 'public' } }, async () => app.swagger());
   app.get(
     '/',
     {
@@ -248,7 +256,7 @@ function describeSuccess(
   // A shared shape is a reference, given as the media type's schema (as error answers are).
   if (schema.$ref) {
     const media = { schema: { $ref: schema.$ref }, ...(example === undefined ? {} : { example }) };
-    return { description, headers, content: { 'application/json': media } } as unknown as TSchema;
+    return { description, headers, content: { 'application/json': media } } as TSchema;
   }
   return {
     ...schema,
@@ -319,7 +327,7 @@ function documentListParameters(query: TObject): TObject {
       continue;
     }
     const items = values ? { type: 'string', enum: values } : item;
-    out[name] = { ...rest, type: 'array', items, minItems: 1, style: 'form', explode: false } as unknown as TSchema;
+    out[name] = { ...rest, type: 'array', items, minItems: 1, style: 'form', explode: false } as TSchema;
   }
   return { ...query, properties: out } as TObject;
 }

@@ -3,12 +3,11 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { NOT_BLANK_PATTERN } from '../schemas/common.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { isCalendarDate, isStorableInstant, parseInstant } from '../core/runtime.ts';
+import { isCalendarDate, isStorableInstant, parseInstant } from '../model/time.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
 
 const base: Options = {
   allErrors: true, // report every bad field at once

@@ -1,7 +1,7 @@
 import type { Cascaded, Stamped } from '../core/rules.ts';
 import type { ResourceType } from '../events/types.ts';
 import type { Collections } from '../store/store.ts';
-import { AnyOf } from '../store/types.ts';
+import { AnyOf } from '../model/list.ts';
 
 /**
  * What goes when a record goes. Kept in one place because the chains cross resources: a project takes its tasks,

@@ -1,31 +1,17 @@
-import type { ServiceDeps } from '../core/resource-service.ts';
-import type { Store } from '../store/store.ts';
 import { activityLog } from './activity-log/resource.ts';
-import { ActivityLogService } from './activity-log/service.ts';
 import { comments } from './comments/resource.ts';
-import { CommentService } from './comments/service.ts';
 import { eventTypes } from './event-types/resource.ts';
 import { health } from './health/resource.ts';
-import { HealthService } from './health/service.ts';
 import { milestones } from './milestones/resource.ts';
-import { MilestoneService } from './milestones/service.ts';
 import { notifications } from './notifications/resource.ts';
-import { NotificationService } from './notifications/service.ts';
 import { projects } from './projects/resource.ts';
-import { ProjectService } from './projects/service.ts';
 import type { Resource } from './resource.ts';
 import { session } from './session/resource.ts';
 import { tasks } from './tasks/resource.ts';
-import { TaskService } from './tasks/service.ts';
 import { teams } from './teams/resource.ts';
-import { TeamService } from './teams/service.ts';
 import { timeEntries } from './time-entries/resource.ts';
-import { TimeEntryService } from './time-entries/service.ts';
 import { tokens } from './tokens/resource.ts';
-import { TokenService } from './tokens/service.ts';
-import { DeliveryService, type DeliveryQueue } from './webhooks/deliveries.ts';
 import { webhooks } from './webhooks/resource.ts';
-import { WebhookService } from './webhooks/service.ts';
 
 /** Every resource the service serves, in the order the document lists their tags. */
 export const resources: readonly Resource[] = [
@@ -43,37 +29,3 @@ export const resources: readonly Resource[] = [
   session,
   health,
 ];
-
-export interface Services {
-  readonly projects: ProjectService;
-  readonly tasks: TaskService;
-  readonly teams: TeamService;
-  readonly comments: CommentService;
-  readonly milestones: MilestoneService;
-  readonly timeEntries: TimeEntryService;
-  readonly webhooks: WebhookService;
-  readonly deliveries: DeliveryService;
-  readonly activity: ActivityLogService;
-  readonly notifications: NotificationService;
-  readonly tokens: TokenService;
-  readonly health: HealthService;
-}
-
-/** The services, each on the same store, clock, ids and event bus; deliveries go to `queue`. */
-export function createServices(deps: ServiceDeps & { readonly store: Store }, queue: DeliveryQueue): Services {
-  const webhooks = new WebhookService(deps);
-  return {
-    projects: new ProjectService(deps),
-    tasks: new TaskService(deps),
-    teams: new TeamService(deps),
-    comments: new CommentService(deps),
-    milestones: new MilestoneService(deps),
-    timeEntries: new TimeEntryService(deps),
-    webhooks,
-    deliveries: new DeliveryService(webhooks, queue, deps),
-    activity: new ActivityLogService(deps),
-    notifications: new NotificationService(deps),
-    tokens: new TokenService(deps),
-    health: new HealthService(deps),
-  };
-}

@@ -3,13 +3,13 @@ import type { ServiceDeps } from '../core/resource-service.ts';
 import type { KindNames } from '../core/names.ts';
 import type { Component, ResourceDocs } from '../http/api-docs.ts';
 import { registerCrudRoutes, type CrudRoutes, type CrudService } from '../http/crud.ts';
-import type { ListSpec } from '../http/list.ts';
+import type { ListSpec } from '../model/list.ts';
 import type { TypedApp } from '../http/typed.ts';
-import type { Services } from './index.ts';
+import type { Services } from './services.ts';
 
 /**
  * One resource as the app and its document see it. Adding a resource is adding a folder with its schema, its
- * service and one of these, and naming it in `resources/index.ts`.
+ * service and one of these, and naming them in `resources/index.ts` and `resources/services.ts`.
  */
 export interface Resource extends ResourceDocs {
   /** Registers its routes, each calling its service. */
@@ -41,6 +41,8 @@ export interface CrudResource {
   readonly components?: readonly Component[];
   /** Answer shapes the document names (`MarkedRead`), by component name. */
   readonly shapes?: ResourceDocs['shapes'];
+  /** What the standard routes need of a token beyond the default (`read` to read, `write` to change). */
+  readonly scopes?: CrudRoutes['scopes'];
   /** Routes beyond the standard ones. */
   readonly more?: (app: TypedApp, services: Services, deps: ServiceDeps) => void;
 }
@@ -61,6 +63,7 @@ export function crudResource(rules: CrudRules, r: CrudResource): Resource {
     create: { body: createSchema, response: r.createResponse },
     update: apply && update ? { method: apply === 'replace' ? 'PUT' : 'PATCH', body: update } : undefined,
     remove: true,
+    scopes: r.scopes,
   };
   return {
     tag: { name: names.tag, description: r.description },

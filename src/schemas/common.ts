@@ -1,5 +1,8 @@
 import { Type, type Static, type TSchema, type TProperties, type TObject, type TObjectOptions } from 'typebox';
 import { ErrorResponse, type ErrorCode } from '../errors.ts';
+import { DateOnly, Id, Nullable, StringEnum, Timestamp } from '../model/schema.ts';
+
+export { DateOnly, Id, Nullable, StringEnum, Timestamp };
 
 /** Length limits shared by every resource. */
 export const LIMITS = {
@@ -13,25 +16,6 @@ export const LIMITS = {
 const NOT_BLANK = '\\S';
 export const NOT_BLANK_PATTERN = NOT_BLANK;
 
-export const Id = (prefix: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: 100,
-    description: `Identifier, \`${prefix}_…\``,
-    examples: [`${prefix}_001`],
-  });
-
-export const Timestamp = Type.String({
-  format: 'date-time',
-  description: 'ISO 8601, UTC',
-  examples: ['2026-11-22T10:00:00.000Z'],
-});
-export const DateOnly = Type.String({
-  format: 'date',
-  description: 'Calendar date, `YYYY-MM-DD` (years 0001 to 9999)',
-  examples: ['2026-11-22'],
-});
-
 /** A required, non-blank string of at most `max` characters (the pattern also rules out the empty string). */
 export const RequiredText = (max: number, extra: object = {}) =>
   Type.String({ maxLength: max, pattern: NOT_BLANK, ...extra });
@@ -41,10 +25,6 @@ export const Text = (max: number, extra: object = {}) => Type.String({ maxLength
 export const Name = RequiredText(LIMITS.name);
 export const Username = RequiredText(LIMITS.username, { examples: ['alice'] });
 export const Description = Text(LIMITS.text);
-
-/** A string restricted to a closed list: one `enum`, clearer in errors and OpenAPI than a union of literals. */
-export const StringEnum = <const T extends readonly string[]>(values: T, extra: object = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...extra });
 
 /** The annotation of a `CheckedEnum`: its values and the code a value outside them is refused with. */
 export const CHECKED_ENUM = 'x-checked-enum';
@@ -56,16 +36,6 @@ export const CHECKED_ENUM = 'x-checked-enum';
  */
 export const CheckedEnum = (values: readonly string[], code: ErrorCode, extra: object = {}) =>
   Type.String({ ...extra, [CHECKED_ENUM]: { values, code } });
-
-/** `T` or `null`, as a JSON Schema type list (OpenAPI 3.1 style) rather than an `anyOf`; an `enum` admits null too. */
-export const Nullable = <T extends TSchema>(schema: T) => {
-  const { type, enum: values, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
-  return Type.Unsafe<Static<T> | null>({
-    ...rest,
-    type: [type, 'null'],
-    ...(values ? { enum: [...values, null] } : {}),
-  });
-};
 
 /**
  * A request body. Properties it does not declare are allowed and ignored: the body validator drops them
@@ -148,7 +118,7 @@ export function patchOf<P extends TProperties>(schema: TObject<P>, omit: readonl
     const { default: _default, ...rest } = prop as TSchema & { default?: unknown };
     properties[key] = Type.Optional(rest as TSchema);
   }
-  return Type.Object(properties) as unknown as TObject<{
+  return Type.Object(properties) as TObject<{
     [K in keyof P]: ReturnType<typeof Type.Optional<P[K]>>;
   }>;
 }

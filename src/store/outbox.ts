@@ -1,14 +1,18 @@
-import { iso } from '../core/runtime.ts';
-import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../resources/webhooks/schema.ts';
-import { isSeq, isStoredInstant } from './position.ts';
-import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from './types.ts';
+import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../model/delivery.ts';
+import { AnyOf, PositionError, type Range, type Page, type Position, type SortKey } from '../model/list.ts';
+import { isSeq, isStoredInstant } from '../model/position.ts';
+import { iso } from '../model/time.ts';
 
-/** A webhook as an attempt reads it, at the moment it is made: where it goes, how it is signed, whether it is on. */
-export interface CurrentWebhook {
+/** Where a delivery goes: a webhook as the workers need it (a snapshot, taken when the event is queued). */
+export interface DeliveryTarget {
   readonly id: string;
   readonly url: string;
   /** `whsec_` + base64; the part after the prefix is the HMAC key, base64-decoded. */
   readonly secret: string;
+}
+
+/** A webhook as an attempt reads it, at the moment it is made: where it goes, how it is signed, whether it is on. */
+export interface CurrentWebhook extends DeliveryTarget {
   readonly active: boolean;
 }
 

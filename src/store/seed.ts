@@ -1,4 +1,4 @@
-import { randomAlphanumeric } from '../core/runtime.ts';
+import { randomAlphanumeric } from '../model/ids.ts';
 import * as data from './seed-data.ts';
 import type { Collections, Store } from './store.ts';
 

@@ -1,13 +1,13 @@
-import type { ActivityEntry } from '../resources/activity-log/schema.ts';
-import type { Comment } from '../resources/comments/schema.ts';
-import type { Milestone } from '../resources/milestones/schema.ts';
-import type { Notification } from '../resources/notifications/schema.ts';
-import type { Project } from '../resources/projects/schema.ts';
-import type { Task } from '../resources/tasks/schema.ts';
-import type { Team } from '../resources/teams/schema.ts';
-import type { TimeEntry } from '../resources/time-entries/schema.ts';
-import type { TokenRecord } from '../resources/tokens/schema.ts';
-import type { WebhookRecord } from '../resources/webhooks/schema.ts';
+import type { ActivityEntry } from '../model/activity.ts';
+import type { Comment } from '../model/comment.ts';
+import type { Milestone } from '../model/milestone.ts';
+import type { Notification } from '../model/notification.ts';
+import type { Project } from '../model/project.ts';
+import type { Task } from '../model/task.ts';
+import type { Team } from '../model/team.ts';
+import type { TimeEntry } from '../model/time-entry.ts';
+import type { TokenRecord } from '../model/token.ts';
+import type { WebhookRecord } from '../model/webhook.ts';
 import type { DeliveryLog } from './outbox.ts';
 import type { ActivityLog, Collection, StreamLog } from './types.ts';
 

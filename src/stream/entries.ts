@@ -1,10 +1,10 @@
-import type { IdGenerator } from '../core/runtime.ts';
+import type { IdGenerator } from '../model/ids.ts';
 import { recordOf } from '../events/derived.ts';
 import type { DomainEvent } from '../events/types.ts';
 import { changeEvents } from '../events/webhooks.ts';
 import type { Collections } from '../store/store.ts';
 import type { StreamEntry } from '../store/types.ts';
-import { eventBody } from '../events/outbound.ts';
+import { eventBody } from '../model/outbound.ts';
 
 /** The stream's events are known by their position, not by an event id: none is drawn for them. */
 const NO_IDS: IdGenerator = (prefix) => `${prefix}_`;

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { iso, type Clock } from '../core/runtime.ts';
+import { iso, type Clock } from '../model/time.ts';
 import { AppError } from '../errors.ts';
 import { acceptsGzip } from '../http/accept-encoding.ts';
 import { matches, RESET_EVENT, type StreamFilter } from './catalog.ts';

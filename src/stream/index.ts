@@ -1,10 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
-import type { Clock } from '../core/runtime.ts';
+import type { Clock } from '../model/time.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DomainEvent } from '../events/types.ts';
 import type { TypedApp } from '../http/typed.ts';
-import type { TokenService } from '../resources/tokens/service.ts';
 import { SqlStore } from '../store/sql/store.ts';
 import type { Store } from '../store/store.ts';
 import type { StreamEntry } from '../store/types.ts';
@@ -13,25 +11,27 @@ import { StreamHub, type StreamClosed } from './hub.ts';
 import { MemorySource } from './memory-source.ts';
 import type { StreamSource } from './source.ts';
 import { SqlSource } from './sql-source.ts';
-import { streamRoutes } from './routes.ts';
+import { streamRoutes, type TokenWatch } from './routes.ts';
+
+/** The settings the stream reads, as the service's settings name them (config.ts), handed in by the entry. */
+export interface StreamSettings {
+  readonly streamReplay: number;
+  readonly streamHeartbeatMs: number;
+  readonly streamMaxClients: number;
+  readonly streamRetentionMs: number;
+  readonly streamClientBufferBytes: number;
+  readonly streamFlushMs: number;
+  readonly streamFlushMaxMs: number;
+  readonly streamCompression: boolean;
+}
 
 export interface StreamDeps {
   store: Store;
   events: EventBus;
-  config: Pick<
-    Config,
-    | 'streamReplay'
-    | 'streamHeartbeatMs'
-    | 'streamMaxClients'
-    | 'streamRetentionMs'
-    | 'streamClientBufferBytes'
-    | 'streamFlushMs'
-    | 'streamFlushMaxMs'
-    | 'streamCompression'
-  >;
+  config: StreamSettings;
   clock: Clock;
   /** The API tokens: a stream opened with one ends when it is revoked or expires. */
-  tokens: Pick<TokenService, 'holds' | 'onRevoked'>;
+  tokens: TokenWatch;
   /** Writes a stream's access line once it has closed (the reply was hijacked: Fastify does not see the end). */
   accessLine: (request: FastifyRequest, reply: FastifyReply) => void;
 }

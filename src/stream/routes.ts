@@ -2,8 +2,15 @@ import { Type } from 'typebox';
 import { responseHeaders } from '../http/openapi-responses.ts';
 import type { TypedApp } from '../http/typed.ts';
 import { STREAM_EVENT_TYPES, parseFilter, RESET_EVENT } from './catalog.ts';
-import type { TokenService } from '../resources/tokens/service.ts';
 import type { StreamHub } from './hub.ts';
+
+/** What the stream needs of the API tokens, handed in by `buildApp`: whether one still holds, and its revocations. */
+export interface TokenWatch {
+  /** Whether the token of this id still authenticates (not revoked, not expired). */
+  holds(id: string): Promise<boolean>;
+  /** Calls `listener` with the id of each token revoked through this instance. */
+  onRevoked(listener: (id: string) => void): void;
+}
 
 export const STREAM_PATH = '/api/stream';
 
@@ -43,7 +50,7 @@ Events are written in batches, every \`STREAM_FLUSH_MS\` (longer, up to \`STREAM
 
 A client whose \`Accept-Encoding\` takes gzip (browsers' \`EventSource\` and \`fetch\` send it; \`curl --compressed\`) gets the stream gzip-compressed (\`Content-Encoding: gzip\`, flushed with every write, so events arrive as promptly), unless \`STREAM_COMPRESSION=false\`; the stream ends complete (its gzip trailer) when the service stops. The answer carries \`Vary: Accept-Encoding\`.`;
 
-export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string, tokens: Pick<TokenService, 'holds'>): void {
+export function streamRoutes(app: TypedApp, hub: StreamHub, tag: string, tokens: Pick<TokenWatch, 'holds'>): void {
   app.get(STREAM_PATH, {
     // API tokens may come as `access_token=` on this route: an EventSource cannot send headers.
     config: { queryToken: true },

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { EventBus } from '../events/bus.ts';
-import type { OutboundEvent } from '../events/outbound.ts';
-import type { IdGenerator } from '../core/runtime.ts';
-import type { DeliveryRecord } from '../resources/webhooks/schema.ts';
-import type { CurrentWebhook, DeliveryLog, StoredDelivery } from '../store/outbox.ts';
+import type { DeliveryRecord } from '../model/delivery.ts';
+import type { OutboundEvent } from '../model/outbound.ts';
+import type { CurrentWebhook, DeliveryLog, DeliveryTarget, StoredDelivery } from '../store/outbox.ts';
 import { attempt, type AttemptContext } from './delivery/attempt.ts';
 import { Claims } from './delivery/claim.ts';
-import { webhookOutboxConsumer, webhookWakeConsumer, type Outbox } from './delivery/consumers.ts';
 import { notify, Prechecks, WorkInHand, type DeliveryContext } from './delivery/context.ts';
 import { FreshWebhooks } from './delivery/fresh.ts';
 import { OutcomeWriter } from './delivery/outcomes.ts';
@@ -16,7 +13,7 @@ import { shutDown, type ShutdownParts } from './delivery/shutdown.ts';
 import { Slots } from './delivery/slots.ts';
 import { Staging } from './delivery/staging.ts';
 import { resolveOptions, type DeliverySettings } from './options.ts';
-import { realTimers, type DeliveryObserver, type DeliveryTarget, type Scheduler } from './types.ts';
+import { realTimers, type DeliveryObserver, type Scheduler } from './types.ts';
 import { createGuardedAgent } from './url-guard.ts';
 
 export interface DispatcherOptions extends DeliverySettings {
@@ -35,11 +32,12 @@ export interface DispatcherOptions extends DeliverySettings {
  * written with the change that caused it; workers claim due rows (delivery/claim.ts), at most `concurrency` in flight
  * and `perWebhookConcurrency` per webhook (delivery/slots.ts), make each attempt with the webhook as it is now
  * (delivery/attempt.ts), decide what follows (delivery/decide.ts) and record it (delivery/outcomes.ts). They are
- * woken when a change commits (the event bus), when another instance announces deliveries (LISTEN/NOTIFY on
- * PostgreSQL), by a timer at the next due time and by a poll on a durable store (delivery/schedule.ts). This file
- * only wires the parts. Nothing here throws into, or waits on, the caller.
+ * woken when a change commits (the bus consumers of events/webhooks.ts, through its `Outbox` port), when another
+ * instance announces deliveries (LISTEN/NOTIFY on PostgreSQL), by a timer at the next due time and by a poll on a
+ * durable store (delivery/schedule.ts). This file only wires the parts. Nothing here throws into, or waits on, the
+ * caller.
  */
-export class WebhookDispatcher implements Outbox {
+export class WebhookDispatcher {
   private readonly outbox: DeliveryLog;
   private readonly c: DeliveryContext;
   private readonly staging: Staging;
@@ -108,17 +106,7 @@ export class WebhookDispatcher implements Outbox {
     work.hold(this.schedule.start());
   }
 
-  /**
-   * Subscribes the delivery to the event bus: in each change's transaction, its deliveries are written to the outbox
-   * (`ids` for the events it derives); once the change has committed, the workers hear of them.
-   */
-  listenTo(bus: Pick<EventBus, 'subscribe' | 'subscribeInTransaction'>, ids: IdGenerator): void {
-    const staging = webhookOutboxConsumer(this, ids);
-    bus.subscribeInTransaction('webhooks', staging.consume, staging.begin);
-    bus.subscribe('webhooks', webhookWakeConsumer(this));
-  }
-
-  // What the consumers on the bus call (consumers.ts).
+  // What the consumers on the event bus call (the `Outbox` port of events/webhooks.ts, wired by the entry).
 
   stage(log: DeliveryLog, target: DeliveryTarget, event: OutboundEvent, options?: { force?: boolean }) {
     return this.staging.stage(log, target, event, options);

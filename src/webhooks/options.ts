@@ -1,15 +1,31 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { DEFAULT_CONFIG } from '../config.ts';
-import type { Clock, IdGenerator } from '../core/runtime.ts';
+import type { IdGenerator } from '../model/ids.ts';
+import type { Clock } from '../model/time.ts';
 import type { Logger } from './types.ts';
+
+/**
+ * What delivery does when a setting is not given, and so the service's defaults of the `WEBHOOK_*` settings
+ * (config.ts reads them from here): a dispatcher built without settings behaves as the service does.
+ */
+export const DELIVERY_DEFAULTS = Object.freeze({
+  /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+  retrySchedule: Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
+  timeoutMs: 10_000,
+  concurrency: 32,
+  perWebhookConcurrency: 8,
+  maxQueue: 10_000,
+  historyPerWebhook: 100,
+  historyDays: 30,
+  pollMs: 1_000,
+});
 
 /** The settings of the delivery workers (the dispatcher's options but its outbox, webhook reads and timers). */
 export interface DeliverySettings {
   clock: Clock;
   ids: IdGenerator;
   log: Logger;
-  // The five settings below default to the service's own defaults (DEFAULT_CONFIG, config.ts).
+  // The settings below that have a default in DELIVERY_DEFAULTS take it when absent.
   /** Waits after each failed attempt, in ms: one retry per step. */
   retrySchedule?: readonly number[];
   /** Per attempt, covering connect, headers and body. */
@@ -56,14 +72,7 @@ export type Settings = Required<Omit<DeliverySettings, Optional>> &
 /** The options with their defaults; throws on a value that cannot work. */
 export function resolveOptions(opts: DeliverySettings): Settings {
   const s = {
-    retrySchedule: DEFAULT_CONFIG.webhookRetrySchedule,
-    timeoutMs: DEFAULT_CONFIG.webhookTimeoutMs,
-    concurrency: DEFAULT_CONFIG.webhookConcurrency,
-    perWebhookConcurrency: DEFAULT_CONFIG.webhookConcurrencyPerWebhook,
-    maxQueue: DEFAULT_CONFIG.webhookMaxQueue,
-    historyPerWebhook: DEFAULT_CONFIG.webhookHistory,
-    historyDays: DEFAULT_CONFIG.webhookHistoryDays,
-    pollMs: DEFAULT_CONFIG.webhookPollMs,
+    ...DELIVERY_DEFAULTS,
     gatherMs: 10,
     jitter: 0.2,
     random: Math.random,

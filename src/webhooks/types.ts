@@ -1,12 +1,4 @@
-import type { DeliveryRecord } from '../resources/webhooks/schema.ts';
-
-/** Where a delivery goes: a webhook as the dispatcher needs it (a snapshot, taken when the event is queued). */
-export interface DeliveryTarget {
-  readonly id: string;
-  readonly url: string;
-  /** `whsec_` + base64; the part after the prefix is the HMAC key, base64-decoded. */
-  readonly secret: string;
-}
+import type { DeliveryRecord } from '../model/delivery.ts';
 
 type LogFn = (obj: object, msg?: string) => void;
 

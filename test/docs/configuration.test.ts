@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CONFIGURATION_PAGE, settingsTable, TABLE_END, TABLE_START, withTable } from '../../scripts/docs-config.ts';
-import { ConfigSchema } from '../../src/config.ts';
+import { ConfigSchema } from '../../src/config-schema.ts';
 
 /** A table's cells, row by row, without the padding a formatter may add (`|---|` and `| :--- |` alike). */
 const cells = (table: string) =>

@@ -5,7 +5,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import type { Unit } from '../../src/events/bus.ts';
 import type { DomainEvent } from '../../src/events/types.ts';
 import { recordOf } from '../../src/store/outbox.ts';
-import { webhookOutboxConsumer, webhookWakeConsumer, type Outbox } from '../../src/webhooks/delivery/consumers.ts';
+import { webhookOutboxConsumer, webhookWakeConsumer, type Outbox } from '../../src/events/webhooks.ts';
 import { sequentialIds } from '../helpers/app.ts';
 import { delivery } from '../store/records.ts';
 import { appWithReceivers, receiver, subscribe, type Receiver } from '../webhooks/helpers.ts';

@@ -15,14 +15,18 @@ import { TaskCreate, TaskPatch, TaskQuery } from '../../src/resources/tasks/sche
 import { TeamCreate, TeamPatch, TeamQuery } from '../../src/resources/teams/schema.ts';
 import { TimeEntryCreate, TimeEntryPatch, TimeEntryQuery } from '../../src/resources/time-entries/schema.ts';
 import { TokenCreate, TokenQuery } from '../../src/resources/tokens/schema.ts';
-import { SUBSCRIBABLE, WebhookCreate, WebhookPatch, WebhookQuery } from '../../src/resources/webhooks/schema.ts';
+import { WebhookCreate, WebhookPatch, WebhookQuery } from '../../src/resources/webhooks/schema.ts';
+import { SUBSCRIBABLE } from '../../src/model/event-types.ts';
 import type { BodySpec, HeaderValue, RawValue, Ref, RefKind, RequestSpec } from './harness.ts';
 
 // ------------------------------------------------------------------------------------------------ routes
 
 export interface RouteDef {
   method: string;
-  /** `/api/tasks/:task`: a `:kind` segment names an existing record of that kind. */
+  /**
+   * `/api/tasks/:task`: a `:kind` segment names an existing record of that kind; `:raw` (a wildcard) and `:name` (a
+   * parameter of that name) are any text.
+   */
   pattern: string;
   body?: TObject;
   query?: TObject;
@@ -94,6 +98,13 @@ export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/docs/static/index.html' },
   { method: 'GET', pattern: '/docs/static/swagger-initializer.js' },
   { method: 'GET', pattern: '/docs/static/:raw' },
+  { method: 'GET', pattern: '/api/session' },
+  // The web app: its page at its own paths, its built assets by name.
+  { method: 'GET', pattern: '/projects' },
+  { method: 'GET', pattern: '/projects/:raw' },
+  { method: 'GET', pattern: '/tasks/:raw' },
+  { method: 'GET', pattern: '/sign-in' },
+  { method: 'GET', pattern: '/assets/:name' },
 ];
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);
@@ -104,7 +115,7 @@ export const API_ROUTES = ROUTES.filter((r) => r.pattern.startsWith('/api'));
 export function fastifyPattern(pattern: string): string {
   return pattern
     .replace(/:dlv\b/, ':deliveryId')
-    .replace(/:(?!deliveryId\b)[a-z]+/g, (m) => (m === ':raw' ? '*' : ':id'));
+    .replace(/:(?!deliveryId\b|name\b)[a-z]+/g, (m) => (m === ':raw' ? '*' : ':id'));
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'SEARCH', 'PROPFIND'];
@@ -672,9 +683,12 @@ export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e]{0,20}$/).map((s) => s.replace(/[?#/]/g, '')) },
 );
 
+/** Whether a pattern's segment names a record (`:task`), not any text (`:raw`, `:name`) or itself. */
+const isRef = (part: string) => part.startsWith(':') && part !== ':raw' && part !== ':name';
+
 const segment = (part: string): fc.Arbitrary<string | Ref> => {
   if (!part.startsWith(':')) return fc.constant(part);
-  if (part === ':raw') return hostileSegment;
+  if (!isRef(part)) return hostileSegment;
   return fc.oneof({ weight: 3, arbitrary: ref(part.slice(1) as RefKind) }, { weight: 2, arbitrary: hostileSegment });
 };
 
@@ -682,9 +696,7 @@ const segment = (part: string): fc.Arbitrary<string | Ref> => {
 export function pathFor(route: RouteDef, hostile = true): fc.Arbitrary<(string | Ref)[]> {
   const parts = route.pattern.split('/').slice(1);
   const base = fc.tuple(
-    ...parts.map((p) =>
-      hostile ? segment(p) : p.startsWith(':') && p !== ':raw' ? ref(p.slice(1) as RefKind) : fc.constant(p),
-    ),
+    ...parts.map((p) => (hostile ? segment(p) : isRef(p) ? ref(p.slice(1) as RefKind) : fc.constant(p))),
   );
   if (!hostile) return base;
   return fc

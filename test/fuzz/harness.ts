@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { MockAgent } from 'undici';
 import { buildApp } from '../../src/app.ts';
 import { etagOf } from '../../src/core/etag.ts';
-import type { IdGenerator } from '../../src/core/runtime.ts';
+import type { IdGenerator } from '../../src/model/ids.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
 import { TestDispatcher } from '../helpers/dispatcher.ts';
 

@@ -1,7 +1,8 @@
 import type { TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
-import type { Clock, IdGenerator } from '../../src/core/runtime.ts';
+import type { Clock } from '../../src/model/time.ts';
+import type { IdGenerator } from '../../src/model/ids.ts';
 import type { Store } from '../../src/store/store.ts';
 import { TestDispatcher } from './dispatcher.ts';
 import { contract, type Contract } from './contract.ts';

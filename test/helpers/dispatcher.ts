@@ -1,12 +1,12 @@
 import { AppError } from '../../src/errors.ts';
-import type { OutboundEvent } from '../../src/events/outbound.ts';
+import type { OutboundEvent } from '../../src/model/outbound.ts';
 import { DeliveryService } from '../../src/resources/webhooks/deliveries.ts';
-import type { DeliveryRecord } from '../../src/resources/webhooks/schema.ts';
+import type { DeliveryRecord } from '../../src/model/delivery.ts';
 import type { WebhookService } from '../../src/resources/webhooks/service.ts';
 import { MemoryDeliveryLog } from '../../src/store/memory/deliveries.ts';
-import { recordOf, type DeliveryLog, type DeliveryQuery } from '../../src/store/outbox.ts';
+import { recordOf, type DeliveryLog, type DeliveryQuery, type DeliveryTarget } from '../../src/store/outbox.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
-import type { DeliveryTarget, Logger } from '../../src/webhooks/types.ts';
+import type { Logger } from '../../src/webhooks/types.ts';
 
 export type TestDispatcherOptions = Omit<DispatcherOptions, 'outbox' | 'current'> & {
   /** Default: a memory log of its own. */

@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, ERROR_CATALOGUE, ERROR_CODES } from '../../src/errors.ts';
-import type { Task } from '../../src/resources/tasks/schema.ts';
+import type { Task } from '../../src/model/task.ts';
 import { MemoryCollection } from '../../src/store/memory/collection.ts';
 import { MemoryStore } from '../../src/store/memory/store.ts';
-import type { Filter } from '../../src/store/types.ts';
+import type { Filter } from '../../src/model/list.ts';
 import { fieldsOf, testApp, type Api, type Res } from '../helpers/app.ts';
 import { assertError } from './assert-error.ts';
 

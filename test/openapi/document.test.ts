@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../../src/errors.ts';
-import { Task, TaskCreate, TaskList, TaskQuery } from '../../src/resources/tasks/schema.ts';
-import { SUBSCRIBABLE } from '../../src/resources/webhooks/schema.ts';
+import { TaskCreate, TaskQuery } from '../../src/resources/tasks/schema.ts';
+import { TaskList, Task } from '../../src/model/task.ts';
+import { SUBSCRIBABLE } from '../../src/model/event-types.ts';
 import { Api, testApp } from '../helpers/app.ts';
 import { Contract, contract, escape, type OpenApiDoc, type Operation, type Response } from '../helpers/contract.ts';
 

@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ListSpec } from '../../src/http/list.ts';
+import type { ListSpec } from '../../src/model/list.ts';
 import { ActivityListSpec } from '../../src/resources/activity-log/schema.ts';
-import { CommentList } from '../../src/resources/comments/schema.ts';
-import { MilestoneList } from '../../src/resources/milestones/schema.ts';
-import { NotificationList } from '../../src/resources/notifications/schema.ts';
-import { ProjectList } from '../../src/resources/projects/schema.ts';
-import { TaskList } from '../../src/resources/tasks/schema.ts';
-import { TeamList } from '../../src/resources/teams/schema.ts';
-import { TimeEntryList } from '../../src/resources/time-entries/schema.ts';
-import { WebhookList } from '../../src/resources/webhooks/schema.ts';
+import { CommentList } from '../../src/model/comment.ts';
+import { MilestoneList } from '../../src/model/milestone.ts';
+import { NotificationList } from '../../src/model/notification.ts';
+import { ProjectList } from '../../src/model/project.ts';
+import { TaskList } from '../../src/model/task.ts';
+import { TeamList } from '../../src/model/team.ts';
+import { TimeEntryList } from '../../src/model/time-entry.ts';
+import { WebhookList } from '../../src/model/webhook.ts';
 import { errorOf, fieldsOf, testApp, type Api, type Res } from '../helpers/app.ts';
 
 type Row = Record<string, any>;

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryCollection } from '../../src/store/memory/collection.ts';
-import { AnyOf, type Collection } from '../../src/store/types.ts';
+import { type Collection } from '../../src/store/types.ts';
+import { AnyOf } from '../../src/model/list.ts';
 
 interface Rec {
   id: string;

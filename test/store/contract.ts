@@ -1,7 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NestedTransactionError, type Store } from '../../src/store/store.ts';
-import { AnyOf } from '../../src/store/types.ts';
+import { AnyOf } from '../../src/model/list.ts';
 import type { StoredDelivery } from '../../src/store/outbox.ts';
 import * as data from '../../src/store/seed-data.ts';
 import { seedInto } from '../../src/store/seed.ts';

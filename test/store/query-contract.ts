@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../src/store/store.ts';
-import { AnyOf, PositionError, Range, type Collection, type Entity, type ListQuery } from '../../src/store/types.ts';
+import { type Collection, type Entity } from '../../src/store/types.ts';
+import { AnyOf, PositionError, Range, type ListQuery } from '../../src/model/list.ts';
 import { T, activity, milestone, project, task, timeEntry } from './records.ts';
 
 const ids = (records: readonly { id: string }[]) => records.map((r) => r.id);

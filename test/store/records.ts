@@ -1,12 +1,12 @@
-import type { ActivityEntry } from '../../src/resources/activity-log/schema.ts';
-import type { Comment } from '../../src/resources/comments/schema.ts';
-import type { Milestone } from '../../src/resources/milestones/schema.ts';
-import type { Notification } from '../../src/resources/notifications/schema.ts';
-import type { Project } from '../../src/resources/projects/schema.ts';
-import type { Task } from '../../src/resources/tasks/schema.ts';
-import type { Team } from '../../src/resources/teams/schema.ts';
-import type { TimeEntry } from '../../src/resources/time-entries/schema.ts';
-import type { WebhookRecord } from '../../src/resources/webhooks/schema.ts';
+import type { ActivityEntry } from '../../src/model/activity.ts';
+import type { Comment } from '../../src/model/comment.ts';
+import type { Milestone } from '../../src/model/milestone.ts';
+import type { Notification } from '../../src/model/notification.ts';
+import type { Project } from '../../src/model/project.ts';
+import type { Task } from '../../src/model/task.ts';
+import type { Team } from '../../src/model/team.ts';
+import type { TimeEntry } from '../../src/model/time-entry.ts';
+import type { WebhookRecord } from '../../src/model/webhook.ts';
 import type { StoredDelivery } from '../../src/store/outbox.ts';
 
 /** Records for the store tests, each with every field in its schema's order; `over` replaces some. */

@@ -28,3 +28,19 @@ test('one shift per part serves any running CRC: a stream of many parts, each co
   assert.equal(crc32Combine(0xdeadbeef, 0, crc32Shift(0)), 0xdeadbeef);
   assert.throws(() => crc32Shift(-1), RangeError);
 });
+
+test("the CRC of an event stream's text, combined frame by frame, is zlib's CRC of the joined text", () => {
+  const frames = [
+    'event: task.created\ndata: {"title":"Plan"}\n\n',
+    ': heartbeat\n\n',
+    'event: comment.created\ndata: {"body":"Grüße — ✓ 🚀"}\n\n',
+    '',
+    `data: ${'x'.repeat(70_000)}\n\n`,
+  ];
+  let crc = 0;
+  for (const frame of frames) {
+    const bytes = Buffer.from(frame, 'utf8');
+    crc = crc32Combine(crc, crc32(bytes), crc32Shift(bytes.length));
+  }
+  assert.equal(crc, crc32(frames.join('')));
+});

@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { buildApp } from '../../src/app.ts';
-import { systemClock } from '../../src/core/runtime.ts';
+import { systemClock } from '../../src/model/time.ts';
 import { Api, FakeClock, idsFor, sequentialIds } from '../helpers/app.ts';
 import { testStore } from '../helpers/store.ts';
-import type { OutboundEvent } from '../../src/events/outbound.ts';
-import type { DeliveryRecord } from '../../src/resources/webhooks/schema.ts';
+import type { OutboundEvent } from '../../src/model/outbound.ts';
+import type { DeliveryRecord } from '../../src/model/delivery.ts';
 import type { DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import type { Logger, Scheduler } from '../../src/webhooks/types.ts';
 import { TestDispatcher, type TestDispatcherOptions } from '../helpers/dispatcher.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { systemClock } from '../../src/core/runtime.ts';
+import { systemClock } from '../../src/model/time.ts';
 import { TestDispatcher as WebhookDispatcher } from '../helpers/dispatcher.ts';
 import {
   appWithReceivers,

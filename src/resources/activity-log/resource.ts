@@ -1,7 +1,7 @@
 import * as seed from '../../store/seed-data.ts';
 import type { Resource } from '../resource.ts';
 import { activityRoutes } from './routes.ts';
-import { ActivityEntry } from './schema.ts';
+import { ActivityEntry } from '../../model/activity.ts';
 import { ACTIVITY_LABEL } from './service.ts';
 
 /** Newest first, as the log lists them. */

@@ -3,8 +3,8 @@ import { sendRecord } from '../../http/etag.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfNoneMatchHeaders, NotModified, One, errorResponses } from '../../schemas/common.ts';
 import { readList, sendList } from '../../http/list.ts';
-import { ActivityCreate, ActivityEntry, ActivityList, ActivityListQuery, ActivityListSpec } from './schema.ts';
-import { ActivityQuery } from './schema.ts';
+import { ActivityCreate, ActivityList, ActivityListQuery, ActivityListSpec, ActivityQuery } from './schema.ts';
+import { ActivityEntry } from '../../model/activity.ts';
 import type { ActivityLogService } from './service.ts';
 
 /** Where the log is served and its OpenAPI tag. */

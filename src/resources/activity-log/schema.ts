@@ -1,18 +1,8 @@
-import { listQuery, nextCursorOf, PAGE_HEADERS, type ListSpec } from '../../http/list.ts';
+import { listQuery, nextCursorOf, PAGE_HEADERS } from '../../http/list.ts';
+import { type ListSpec } from '../../model/list.ts';
 import { Type, type Static } from 'typebox';
-import { Body, Id, LIMITS, Query, RequiredText, Text, Timestamp } from '../../schemas/common.ts';
-
-export const ActivityEntry = Type.Object({
-  id: Id('act'),
-  action: Type.String(),
-  actor: Type.String(),
-  resourceType: Type.String(),
-  resourceId: Type.String(),
-  summary: Type.String(),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
-  timestamp: Timestamp,
-});
-export type ActivityEntry = Static<typeof ActivityEntry>;
+import { Body, LIMITS, Query, RequiredText, Text } from '../../schemas/common.ts';
+import { ActivityEntry } from '../../model/activity.ts';
 
 export const ActivityCreate = Body({
   action: RequiredText(LIMITS.username, {

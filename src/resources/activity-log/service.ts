@@ -1,12 +1,14 @@
 import type { RequestContext } from '../../core/context.ts';
-import { iso, parseInstant, parseInstantFrom } from '../../core/runtime.ts';
+import { iso, parseInstant, parseInstantFrom } from '../../model/time.ts';
 import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
 import type { Collections } from '../../store/store.ts';
-import type { ActivityQuery as ActivityStoreQuery, Page } from '../../store/types.ts';
+import type { ActivityQuery as ActivityStoreQuery } from '../../store/types.ts';
+import type { Page } from '../../model/list.ts';
 import type { ListRequest } from '../../http/list.ts';
 import { defaultsOf, withDefaults } from '../../schemas/common.ts';
-import { ActivityCreate, type ActivityEntry, type ActivityQuery } from './schema.ts';
+import { ActivityCreate, type ActivityQuery } from './schema.ts';
+import { type ActivityEntry } from '../../model/activity.ts';
 
 const defaults = defaultsOf(ActivityCreate);
 

@@ -1,31 +1,8 @@
-import { kindNames } from '../../core/names.ts';
-import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { Comment, CommentCreate, CommentPatch, CommentQuery, CommentList } from './schema.ts';
-
-const names = kindNames('comment');
-
-export const commentRules: ResourceDef<Comment, CommentCreate, CommentPatch> = {
-  names,
-  idPrefix: 'cmt',
-  createSchema: CommentCreate,
-  build: (input) => ({
-    targetType: input.targetType,
-    targetId: input.targetId,
-    author: input.author,
-    body: input.body!,
-  }),
-  defaultActor: (comment) => comment.author,
-  // Only `body` is in the update schema: the target and author cannot change.
-  apply: 'merge',
-  // The target is immutable: checked on create only (an update leaves `targetId` unchanged).
-  check: reference(
-    'targetId',
-    (comment) => comment.targetType,
-    (tx, id, comment) => (comment.targetType === 'task' ? tx.tasks.get(id) : tx.projects.get(id)),
-  ),
-};
+import { CommentPatch, CommentQuery } from './schema.ts';
+import { CommentList, Comment } from '../../model/comment.ts';
+import { commentRules } from './rules.ts';
 
 export const comments = crudResource(commentRules, {
   description: 'Comments on a task or a project; only `body` can change.',

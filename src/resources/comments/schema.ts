@@ -1,20 +1,8 @@
-import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
-import { Body, Id, LIMITS, Query, StringEnum, Text, Timestamp, Username } from '../../schemas/common.ts';
+import { Body, LIMITS, Query, StringEnum, Text, Username } from '../../schemas/common.ts';
+import { COMMENT_TARGETS } from '../../model/comment.ts';
 
-export const COMMENT_TARGETS = ['task', 'project'] as const;
 const TargetType = StringEnum(COMMENT_TARGETS);
-
-export const Comment = Type.Object({
-  id: Id('cmt'),
-  targetType: TargetType,
-  targetId: Type.String(),
-  author: Type.String(),
-  body: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Comment = Static<typeof Comment>;
 
 export const CommentCreate = Body({
   targetType: TargetType,
@@ -34,10 +22,3 @@ export const CommentQuery = Query({
   author: Type.Optional(Type.String()),
 });
 export type CommentQuery = Static<typeof CommentQuery>;
-
-/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
-export const CommentList: ListSpec = {
-  sort: { author: null, createdAt: null, updatedAt: null },
-  ranges: { createdAt: 'instant', updatedAt: 'instant' },
-  search: ['body'],
-};

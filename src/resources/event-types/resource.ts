@@ -1,5 +1,5 @@
 import type { Resource } from '../resource.ts';
-import { SUBSCRIBABLE_TYPES } from '../webhooks/schema.ts';
+import { SUBSCRIBABLE_TYPES } from '../../model/event-types.ts';
 import { EventType, eventTypeRoutes } from './routes.ts';
 
 const tag = 'Event types';

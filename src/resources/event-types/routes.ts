@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed.ts';
 import { Many, StringEnum } from '../../schemas/common.ts';
-import { SUBSCRIBABLE, SUBSCRIBABLE_TYPES } from '../webhooks/schema.ts';
+import { SUBSCRIBABLE, SUBSCRIBABLE_TYPES } from '../../model/event-types.ts';
 
 /** One type a webhook may subscribe to. */
 export const EventType = Type.Object({

@@ -21,6 +21,7 @@ export function healthRoutes(app: TypedApp, health: HealthService, tag: string):
       summary: 'Liveness check',
       response: { 200: Health },
     },
+    config: { scope: 'public' },
     handler: async () => health.liveness(),
   });
 
@@ -34,6 +35,7 @@ export function healthRoutes(app: TypedApp, health: HealthService, tag: string):
         'be reached (a load balancer should send no traffic then). The memory store is always ready.',
       response: { 200: Readiness, 503: ErrorResponse },
     },
+    config: { scope: 'public' },
     handler: () => health.readiness(),
   });
 }

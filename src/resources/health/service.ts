@@ -1,4 +1,4 @@
-import { iso, type Clock } from '../../core/runtime.ts';
+import { iso, type Clock } from '../../model/time.ts';
 import type { Store } from '../../store/store.ts';
 
 /** Whether the service is up (liveness) and whether its store can serve requests now (readiness). */

@@ -1,33 +1,8 @@
-import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
-import {
-  Body,
-  DateOnly,
-  Description,
-  Id,
-  Name,
-  Nullable,
-  Query,
-  StringEnum,
-  Timestamp,
-  patchOf,
-} from '../../schemas/common.ts';
+import { Body, DateOnly, Description, Id, Name, Nullable, Query, StringEnum, patchOf } from '../../schemas/common.ts';
+import { MILESTONE_STATUSES } from '../../model/milestone.ts';
 
-export const MILESTONE_STATUSES = ['pending', 'in_progress', 'reached'] as const;
 const Status = StringEnum(MILESTONE_STATUSES);
-
-export const Milestone = Type.Object({
-  id: Id('ms'),
-  projectId: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  status: Status,
-  dueDate: Nullable(DateOnly),
-  reachedAt: Nullable(Timestamp),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Milestone = Static<typeof Milestone>;
 
 export const MilestoneCreate = Body({
   projectId: Id('proj'),
@@ -47,10 +22,3 @@ export const MilestoneQuery = Query({
   status: Type.Optional(Status),
 });
 export type MilestoneQuery = Static<typeof MilestoneQuery>;
-
-/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
-export const MilestoneList: ListSpec = {
-  sort: { title: null, status: MILESTONE_STATUSES, dueDate: null, createdAt: null, updatedAt: null },
-  ranges: { dueDate: 'date', createdAt: 'instant', updatedAt: 'instant' },
-  search: ['title', 'description'],
-};

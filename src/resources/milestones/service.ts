@@ -1,6 +1,7 @@
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
-import { milestoneRules } from './resource.ts';
-import type { Milestone, MilestoneCreate, MilestonePatch } from './schema.ts';
+import { milestoneRules } from './rules.ts';
+import type { MilestoneCreate, MilestonePatch } from './schema.ts';
+import type { Milestone } from '../../model/milestone.ts';
 
 export class MilestoneService extends ResourceService<
   Milestone,

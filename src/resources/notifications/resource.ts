@@ -1,25 +1,8 @@
-import { kindNames } from '../../core/names.ts';
-import type { ResourceDef } from '../../core/rules.ts';
 import { crudResource } from '../resource.ts';
 import { markRoutes } from './routes.ts';
-import { MarkedRead, Notification, NotificationCreate, NotificationQuery, NotificationList } from './schema.ts';
-
-const names = kindNames('notification');
-
-export const notificationRules: ResourceDef<Notification, NotificationCreate, never> = {
-  names,
-  idPrefix: 'notif',
-  updatedAt: false,
-  createSchema: NotificationCreate,
-  build: (input) => ({
-    username: input.username,
-    type: input.type,
-    message: input.message,
-    resourceType: input.resourceType!,
-    resourceId: input.resourceId!,
-    read: false, // always unread at creation
-  }),
-};
+import { MarkedRead, NotificationQuery } from './schema.ts';
+import { NotificationList, Notification } from '../../model/notification.ts';
+import { notificationRules } from './rules.ts';
 
 /** A notification as the service creates one (none is seeded): dana is told of her assignment to task_001. */
 const SAMPLE: Notification = {
@@ -40,5 +23,5 @@ export const notifications = crudResource(notificationRules, {
   schemas: { record: Notification, query: NotificationQuery },
   list: NotificationList,
   shapes: { MarkedRead },
-  more: (app, s) => markRoutes(app, s.notifications, names),
+  more: (app, s) => markRoutes(app, s.notifications, notificationRules.names),
 });

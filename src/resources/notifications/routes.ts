@@ -3,7 +3,8 @@ import { contextOf } from '../../http/context.ts';
 import { sendRecord } from '../../http/etag.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, IfMatchHeaders, One, errorResponses } from '../../schemas/common.ts';
-import { MarkedRead, Notification, ReadAllQuery } from './schema.ts';
+import { MarkedRead, ReadAllQuery } from './schema.ts';
+import { Notification } from '../../model/notification.ts';
 import type { NotificationService } from './service.ts';
 
 /** Marking read, one or all. Both PATCH routes take no body: an empty one, with or without a JSON type, is accepted. */

@@ -1,8 +1,9 @@
 import type { RequestContext } from '../../core/context.ts';
 import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
 import { AppError } from '../../errors.ts';
-import { notificationRules } from './resource.ts';
-import type { Notification, NotificationCreate } from './schema.ts';
+import { notificationRules } from './rules.ts';
+import type { NotificationCreate } from './schema.ts';
+import type { Notification } from '../../model/notification.ts';
 
 export class NotificationService extends ResourceService<
   Notification,

@@ -1,20 +1,8 @@
-import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
-import { Body, Description, Id, Name, Nullable, Query, StringEnum, Timestamp } from '../../schemas/common.ts';
+import { Body, Description, Id, Name, Nullable, Query, StringEnum } from '../../schemas/common.ts';
+import { PROJECT_STATUSES } from '../../model/project.ts';
 
-export const PROJECT_STATUSES = ['planned', 'active', 'completed'] as const;
 const Status = StringEnum(PROJECT_STATUSES);
-
-export const Project = Type.Object({
-  id: Id('proj'),
-  name: Type.String(),
-  description: Type.String(),
-  status: Status,
-  teamId: Nullable(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Project = Static<typeof Project>;
 
 /** Create and replace (PUT) take the same body: omitted fields take their defaults. */
 export const ProjectInput = Body({
@@ -27,10 +15,3 @@ export type ProjectInput = Static<typeof ProjectInput>;
 
 export const ProjectQuery = Query({ status: Type.Optional(Status) });
 export type ProjectQuery = Static<typeof ProjectQuery>;
-
-/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
-export const ProjectList: ListSpec = {
-  sort: { name: null, status: PROJECT_STATUSES, createdAt: null, updatedAt: null },
-  ranges: { createdAt: 'instant', updatedAt: 'instant' },
-  search: ['name', 'description'],
-};

@@ -1,12 +1,14 @@
 import type { TypedApp } from '../../http/typed.ts';
 import { One } from '../../schemas/common.ts';
-import { SCOPES } from '../tokens/schema.ts';
+import { SCOPES } from '../../model/token.ts';
 import { Session } from './schema.ts';
 
 const OPEN: Session = { auth: 'none', username: null, scopes: [...SCOPES] };
 
 export function sessionRoutes(app: TypedApp, tag: string): void {
   app.get('/api/session', {
+    // A client asks with the token it holds: without one (AUTH=token) the answer is 401, as for any read.
+    config: { scope: 'read' },
     schema: {
       operationId: 'getSession',
       tags: [tag],

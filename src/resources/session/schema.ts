@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../schemas/common.ts';
-import { SCOPES } from '../tokens/schema.ts';
+import { SCOPES } from '../../model/token.ts';
 
 /** Who the caller is, as the service sees it: what a client needs to show its user what they may do. */
 export const Session = Type.Object({

@@ -1,28 +1,8 @@
-import { kindNames } from '../../core/names.ts';
-import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
-import { deleteTaskDependents } from '../cascade.ts';
 import { crudResource } from '../resource.ts';
-import { Task, TaskCreate, TaskPatch, TaskQuery, TaskList } from './schema.ts';
-
-const names = kindNames('task');
-
-export const taskRules: ResourceDef<Task, TaskCreate, TaskPatch> = {
-  names,
-  idPrefix: 'task',
-  createSchema: TaskCreate,
-  build: (input) => ({
-    projectId: input.projectId,
-    title: input.title,
-    description: input.description!,
-    status: input.status!,
-    priority: input.priority!,
-    assignee: input.assignee!,
-  }),
-  apply: 'merge',
-  check: reference('projectId', 'project', (tx, id) => tx.projects.get(id)),
-  cascade: (task, tx) => deleteTaskDependents(tx, [task.id]),
-};
+import { TaskPatch, TaskQuery } from './schema.ts';
+import { TaskList, Task } from '../../model/task.ts';
+import { taskRules } from './rules.ts';
 
 export const tasks = crudResource(taskRules, {
   description: 'Tasks of a project, with status, priority and an optional assignee.',

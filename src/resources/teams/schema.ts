@@ -1,4 +1,3 @@
-import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
 import {
   Body,
@@ -23,16 +22,6 @@ export const Member = Type.Object({
 export type Member = Static<typeof Member>;
 
 export const MAX_MEMBERS = 1_000;
-
-export const Team = Type.Object({
-  id: Id('team'),
-  name: Type.String(),
-  description: Type.String(),
-  members: Type.Array(Type.Object({ username: Type.String(), role: Type.String() })),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Team = Static<typeof Team>;
 
 /** A team in the collection response: `memberCount` instead of `members`. */
 export const TeamSummary = Type.Object({
@@ -59,10 +48,3 @@ export const TeamPatch = patchOf(TeamCreate);
 export type TeamPatch = Static<typeof TeamPatch>;
 
 export const TeamQuery = Query({});
-
-/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
-export const TeamList: ListSpec = {
-  sort: { name: null, createdAt: null, updatedAt: null },
-  ranges: { createdAt: 'instant', updatedAt: 'instant' },
-  search: ['name', 'description'],
-};

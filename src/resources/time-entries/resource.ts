@@ -1,25 +1,8 @@
-import { kindNames } from '../../core/names.ts';
-import { reference, type ResourceDef } from '../../core/rules.ts';
 import * as seed from '../../store/seed-data.ts';
 import { crudResource } from '../resource.ts';
-import { TimeEntry, TimeEntryCreate, TimeEntryPatch, TimeEntryQuery, TimeEntryList } from './schema.ts';
-
-const names = kindNames('time entry');
-
-export const timeEntryRules: ResourceDef<TimeEntry, TimeEntryCreate, TimeEntryPatch> = {
-  names,
-  idPrefix: 'te',
-  createSchema: TimeEntryCreate,
-  build: (input, now) => ({
-    taskId: input.taskId,
-    username: input.username,
-    hours: input.hours,
-    description: input.description!,
-    date: input.date ?? now.slice(0, 10), // today, UTC
-  }),
-  apply: 'merge',
-  check: reference('taskId', 'task', (tx, id) => tx.tasks.get(id)),
-};
+import { TimeEntryPatch, TimeEntryQuery } from './schema.ts';
+import { TimeEntryList, TimeEntry } from '../../model/time-entry.ts';
+import { timeEntryRules } from './rules.ts';
 
 export const timeEntries = crudResource(timeEntryRules, {
   description: 'Hours logged against a task.',

@@ -1,18 +1,5 @@
-import type { ListSpec } from '../../http/list.ts';
 import { Type, type Static } from 'typebox';
-import { Body, DateOnly, Description, Id, Query, Timestamp, Username, patchOf } from '../../schemas/common.ts';
-
-export const TimeEntry = Type.Object({
-  id: Id('te'),
-  taskId: Type.String(),
-  username: Type.String(),
-  hours: Type.Number(),
-  description: Type.String(),
-  date: DateOnly,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type TimeEntry = Static<typeof TimeEntry>;
+import { Body, DateOnly, Description, Id, Query, Username, patchOf } from '../../schemas/common.ts';
 
 const Hours = Type.Number({
   exclusiveMinimum: 0,
@@ -40,10 +27,3 @@ export const TimeEntryQuery = Query({
   date: Type.Optional(DateOnly),
 });
 export type TimeEntryQuery = Static<typeof TimeEntryQuery>;
-
-/** What the list offers beyond its exact filters: `sort`, the range operators, `q`. */
-export const TimeEntryList: ListSpec = {
-  sort: { date: null, hours: null, username: null, createdAt: null, updatedAt: null },
-  ranges: { date: 'date', hours: 'number', createdAt: 'instant', updatedAt: 'instant' },
-  search: ['description'],
-};

@@ -1,6 +1,7 @@
 import { kindNames } from '../../core/names.ts';
+import { TokenList, Token } from '../../model/token.ts';
 import { crudResource } from '../resource.ts';
-import { Token, TokenCreate, TokenQuery, TokenWithValue } from './schema.ts';
+import { TokenCreate, TokenQuery, TokenWithValue } from './schema.ts';
 
 const names = kindNames('token');
 
@@ -35,11 +36,7 @@ export const tokens = crudResource(
       'operations need the `admin` scope.',
     samples: SAMPLES,
     schemas: { record: Token, query: TokenQuery },
-    list: {
-      sort: { username: null, createdAt: null },
-      ranges: { createdAt: 'instant' },
-      search: ['username', 'description'],
-    },
+    list: TokenList,
     components: [
       {
         name: 'TokenWithValue',
@@ -48,5 +45,7 @@ export const tokens = crudResource(
       },
     ],
     createResponse: TokenWithValue,
+    // Tokens are credentials: only an admin lists, reads, issues or revokes them.
+    scopes: { read: 'admin', write: 'admin' },
   },
 );

@@ -1,17 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { allOf, exactFilter, type Conditions, type ServiceDeps } from '../../core/resource-service.ts';
-import type { ListQuery, Page } from '../../store/types.ts';
-import { iso, randomAlphanumeric } from '../../core/runtime.ts';
+import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
+import type { Conditions, ListQuery, Page } from '../../model/list.ts';
+import { iso } from '../../model/time.ts';
+import { randomAlphanumeric } from '../../model/ids.ts';
 import { notFound, validationError } from '../../errors.ts';
-import type { Scope, Token, TokenCreate, TokenRecord, TokenWithValue } from './schema.ts';
-
-/** Who a request is made by, once its token is checked. */
-export interface Principal {
-  readonly username: string;
-  readonly scopes: readonly Scope[];
-  /** The token's id; absent for `ADMIN_TOKEN`, which is no record. */
-  readonly tokenId?: string;
-}
+import type { Principal } from '../../http/auth.ts';
+import type { TokenCreate, TokenWithValue } from './schema.ts';
+import type { Token, TokenRecord } from '../../model/token.ts';
 
 /** `lastUsedAt` is written at most this often per token, so a busy token does not make a write of every request. */
 export const LAST_USED_EVERY_MS = 1_000;

@@ -1,12 +1,18 @@
-import { iso } from '../../core/runtime.ts';
+import { iso } from '../../model/time.ts';
 import type { ServiceDeps } from '../../core/resource-service.ts';
 import { notFound } from '../../errors.ts';
-import type { OutboundEvent } from '../../events/outbound.ts';
-import { recordOf, type DeliveryLog, type DeliveryQuery, type StoredDelivery } from '../../store/outbox.ts';
+import type { DeliveryRecord } from '../../model/delivery.ts';
+import { PING_EVENT } from '../../model/event-types.ts';
+import type { Page } from '../../model/list.ts';
+import type { OutboundEvent } from '../../model/outbound.ts';
+import {
+  recordOf,
+  type DeliveryLog,
+  type DeliveryQuery,
+  type DeliveryTarget,
+  type StoredDelivery,
+} from '../../store/outbox.ts';
 import type { Store } from '../../store/store.ts';
-import type { Page } from '../../store/types.ts';
-import type { DeliveryTarget } from '../../webhooks/types.ts';
-import { PING_EVENT, type DeliveryRecord } from './schema.ts';
 import type { WebhookService } from './service.ts';
 
 /** The part of the webhook dispatcher redelivery and ping use: it writes first attempts and wakes the workers. */

@@ -2,22 +2,13 @@ import { Type } from 'typebox';
 import type { KindNames } from '../../core/names.ts';
 import type { TypedApp } from '../../http/typed.ts';
 import { IdParams, Many, One, Query, StringEnum, errorResponses } from '../../schemas/common.ts';
+import { DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from '../../model/delivery.ts';
+import { DELIVERY_EVENT_TYPES } from '../../model/event-types.ts';
+import { type Range, type ListSpec, valuesMeetingAll } from '../../model/list.ts';
+import { parseInstant, parseInstantFrom } from '../../model/time.ts';
 import { DELIVERY_STATUS_ORDER } from '../../store/outbox.ts';
-import { parseInstant, parseInstantFrom } from '../../core/runtime.ts';
-import type { Range } from '../../store/types.ts';
-import {
-  listQuery,
-  NextCursor,
-  PAGE_HEADERS,
-  PageCursor,
-  PageLimit,
-  readList,
-  sendList,
-  valuesMeetingAll,
-  type ListSpec,
-} from '../../http/list.ts';
+import { listQuery, NextCursor, PAGE_HEADERS, PageCursor, PageLimit, readList, sendList } from '../../http/list.ts';
 import type { DeliveryService } from './deliveries.ts';
-import { DELIVERY_EVENT_TYPES, DELIVERY_STATUSES, DeliveryRecord, type DeliveryStatus } from './schema.ts';
 
 const DeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),
@@ -65,6 +56,9 @@ const asIso = (value: string | undefined, from = false) =>
   value === undefined ? undefined : new Date(from ? parseInstantFrom(value) : parseInstant(value)).toISOString();
 
 /** The delivery log of a webhook, redelivery, and a test event. */
+/** What a webhook's sends need of a token: as every change of a webhook, `admin`. */
+const ADMIN = { scope: 'admin' } as const;
+
 export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { path, tag }: KindNames): void {
   const tags = [tag];
   app.get(`${path}/:id/deliveries`, {
@@ -119,6 +113,7 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       // One shape with the log's (the document names it `DeliveryRecordList`); never a `nextCursor` here.
       response: { 202: Type.Object(Deliveries), ...errorResponses(400, 404) },
     },
+    config: ADMIN,
     handler: async (request, reply) => {
       const data = await deliveries.redeliverFailed(request.params.id, asIso(request.query.since, true)!);
       return reply.code(202).send({ data, count: data.length });
@@ -133,6 +128,7 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       params: DeliveryParams,
       response: { 202: One(DeliveryRecord), ...errorResponses(404) },
     },
+    config: ADMIN,
     handler: async (request, reply) =>
       reply.code(202).send({ data: await deliveries.redeliver(request.params.id, request.params.deliveryId) }),
   });
@@ -145,6 +141,7 @@ export function deliveryRoutes(app: TypedApp, deliveries: DeliveryService, { pat
       params: IdParams,
       response: { 202: One(DeliveryRecord), ...errorResponses(404) },
     },
+    config: ADMIN,
     handler: async (request, reply) => reply.code(202).send({ data: await deliveries.ping(request.params.id) }),
   });
 }

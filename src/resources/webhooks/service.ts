@@ -1,15 +1,10 @@
-import { ResourceService, type Conditions, type ServiceDeps } from '../../core/resource-service.ts';
+import { ResourceService, type ServiceDeps } from '../../core/resource-service.ts';
+import { type Conditions, AllOf, AnyOf, type Filter } from '../../model/list.ts';
 import { AppError } from '../../errors.ts';
-import { AllOf, AnyOf, type Filter } from '../../store/types.ts';
-import { webhookRules } from './resource.ts';
-import {
-  WILDCARD,
-  type Webhook,
-  type WebhookCreate,
-  type WebhookPatch,
-  type WebhookQuery,
-  type WebhookRecord,
-} from './schema.ts';
+import { webhookRules } from './rules.ts';
+import { type WebhookCreate, type WebhookPatch, type WebhookQuery } from './schema.ts';
+import { WILDCARD } from '../../model/event-types.ts';
+import { type Webhook, type WebhookRecord } from '../../model/webhook.ts';
 
 const NOTHING_TO_DO = Symbol('nothing to do');
 

@@ -1,9 +1,9 @@
-import { AllOf, AnyOf, Range, type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
-import type { Page, Search } from '../types.ts';
-import { isStoredInstant } from '../position.ts';
+import { type ActivityLog, type ActivityQuery, type ActivityRecord } from '../types.ts';
+import { AllOf, AnyOf, Range, type Page, type Search } from '../../model/list.ts';
+import { isStoredInstant } from '../../model/position.ts';
 import { compareKeys, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
-const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], total: 0, next: null }) as unknown as Page<never>;
+const EMPTY_PAGE: Page<never> = Object.freeze({ items: [], total: 0, next: null }) as Page<never>;
 
 const INDEXED = ['action', 'actor', 'resourceType', 'resourceId'] as const;
 
@@ -145,8 +145,7 @@ export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<
     const limit = q.limit ?? Infinity;
     const search = searchTest(q.search as Search<T> | undefined);
     const matches = (entry: T) =>
-      checks.every(([f, v]) => matchesField((entry as unknown as Record<string, unknown>)[f], v)) &&
-      (!search || search(entry));
+      checks.every(([f, v]) => matchesField((entry as Record<string, unknown>)[f], v)) && (!search || search(entry));
     // Entries of the page are those below `top` in `source` (older than the position's entry).
     const top = after ? Math.min(hi, Math.ceil(this.placeOf(source, after.tie))) : hi;
     const items: T[] = [];

@@ -1,6 +1,5 @@
-import { AllOf, AnyOf, Range, type Collection, type Entity, type Filter, type ListQuery, type Page } from '../types.ts';
-import type { Search } from '../types.ts';
-import type { Updated } from '../types.ts';
+import type { Collection, Entity, Updated } from '../types.ts';
+import { AllOf, AnyOf, Range, type Filter, type ListQuery, type Page, type Search } from '../../model/list.ts';
 import { compareKeys, fold, matchesField, readPosition, searchTest, valuesOf } from './order.ts';
 
 /**
@@ -93,6 +92,11 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
       q.after && readPosition(q.after, sort, 1, ([seq]) => Number.isSafeInteger(seq) && (seq as number) >= 0);
     const conditions = Object.entries(q.filter ?? {}).filter(([, v]) => v !== undefined);
     const search = this.searchOf(q.search);
+    if (!after && q.limit === undefined && !search && sort.length === 0 && conditions.every(([, v]) => isExact(v))) {
+      // Every match in creation order: the collection's `list`, whose indexes serve exact conditions.
+      const items = await this.list(q.filter);
+      return { items, total: items.length, next: null };
+    }
     if (conditions.length === 0 && !search && sort.length === 0) {
       const slots = this.slots;
       let i = after ? this.firstSlotAfter(after.tie[0] as number) : 0;
@@ -361,6 +365,11 @@ function indexable(value: unknown): boolean {
   return value !== null && value !== undefined && !(value instanceof Range) && !(value instanceof AllOf);
 }
 
+/** Whether a condition is one `list` takes: a value or an `AnyOf`, not a `Range` or an `AllOf`. */
+function isExact(value: unknown): boolean {
+  return !(value instanceof Range) && !(value instanceof AllOf);
+}
+
 /** The ids indexed under a value, or under any of an `AnyOf`'s values. */
 function lookup(index: Map<unknown, Set<string>>, value: unknown): ReadonlySet<string> {
   if (!(value instanceof AnyOf)) return index.get(value) ?? EMPTY;
@@ -373,26 +382,10 @@ function keysOf(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-type Layout = (record: object) => object;
-
-/** Key sets laid out (one per kind of record, in practice); past this many, records are kept as given. */
-const MAX_LAYOUTS = 64;
-const layouts = new Map<string, Layout>();
-
 /**
- * The same record as one object literal, so that all its fields sit in the object itself: records are held for
- * the life of the store, and one assembled with spreads (`{ id, ...fields, createdAt }`) keeps most of its fields
- * in a separate property store. The literal is compiled once per set of keys, each key written as a JSON string.
+ * A shallow copy of a record, so that the collection holds an object of its own, never the caller's. A record with
+ * an own `__proto__` key (parsed from JSON) is kept as given: it is never a record the service makes.
  */
 export function compact<T extends object>(record: T): T {
-  const keys = Object.keys(record);
-  const signature = keys.join('\0');
-  let layout = layouts.get(signature);
-  if (!layout) {
-    if (layouts.size >= MAX_LAYOUTS || keys.includes('__proto__')) return record;
-    const fields = keys.map((k) => `${JSON.stringify(k)}: r[${JSON.stringify(k)}]`).join(', ');
-    layout = new Function('r', `return { ${fields} };`) as Layout;
-    layouts.set(signature, layout);
-  }
-  return layout(record) as T;
+  return Object.hasOwn(record, '__proto__') ? record : { ...record };
 }

@@ -1,6 +1,6 @@
+import type { Page, SortKey } from '../../model/list.ts';
 import type { ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
 import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../outbox.ts';
-import type { Page, SortKey } from '../types.ts';
 import { compareKeys, valuesOf } from './order.ts';
 
 /** A row with its sort values and its place in the order rows were added (`seq`). */

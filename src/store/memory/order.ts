@@ -1,4 +1,4 @@
-import { AllOf, AnyOf, PositionError, Range, type Position, type Search, type SortKey } from '../types.ts';
+import { AllOf, AnyOf, PositionError, Range, type Position, type Search, type SortKey } from '../../model/list.ts';
 
 /**
  * What the memory store's lists share: conditions, search and order as types.ts words them, so that the memory

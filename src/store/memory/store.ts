@@ -1,22 +1,14 @@
-import type { ListSpec } from '../../http/list.ts';
-import type { ActivityEntry } from '../../resources/activity-log/schema.ts';
-import type { Comment } from '../../resources/comments/schema.ts';
-import type { Milestone } from '../../resources/milestones/schema.ts';
-import type { Notification } from '../../resources/notifications/schema.ts';
-import type { Project } from '../../resources/projects/schema.ts';
-import type { Task } from '../../resources/tasks/schema.ts';
-import type { Team } from '../../resources/teams/schema.ts';
-import type { TimeEntry } from '../../resources/time-entries/schema.ts';
-import type { TokenRecord } from '../../resources/tokens/schema.ts';
-import type { WebhookRecord } from '../../resources/webhooks/schema.ts';
-import { CommentList } from '../../resources/comments/schema.ts';
-import { MilestoneList } from '../../resources/milestones/schema.ts';
-import { NotificationList } from '../../resources/notifications/schema.ts';
-import { ProjectList } from '../../resources/projects/schema.ts';
-import { TaskList } from '../../resources/tasks/schema.ts';
-import { TeamList } from '../../resources/teams/schema.ts';
-import { TimeEntryList } from '../../resources/time-entries/schema.ts';
-import { WebhookList } from '../../resources/webhooks/schema.ts';
+import type { ListSpec } from '../../model/list.ts';
+import type { ActivityEntry } from '../../model/activity.ts';
+import { type Comment, CommentList } from '../../model/comment.ts';
+import { type Milestone, MilestoneList } from '../../model/milestone.ts';
+import { type Notification, NotificationList } from '../../model/notification.ts';
+import { type Project, ProjectList } from '../../model/project.ts';
+import { type Task, TaskList } from '../../model/task.ts';
+import { type Team, TeamList } from '../../model/team.ts';
+import { type TimeEntry, TimeEntryList } from '../../model/time-entry.ts';
+import { TokenList, type TokenRecord } from '../../model/token.ts';
+import { type WebhookRecord, WebhookList } from '../../model/webhook.ts';
 import { TransactionScope } from '../scope.ts';
 import type { Collections, Store } from '../store.ts';
 import type { StreamLog } from '../types.ts';
@@ -55,7 +47,7 @@ export class MemoryStore implements Store {
   readonly webhooks = new MemoryCollection<WebhookRecord>(['active', 'events'], searched(WebhookList));
   readonly notifications = new MemoryCollection<Notification>(['username', 'type', 'read'], searched(NotificationList));
   readonly activity: MemoryActivityLog<ActivityEntry>;
-  readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username'], ['username', 'description']);
+  readonly tokens = new MemoryCollection<TokenRecord>(['hash', 'username'], searched(TokenList));
   /** Nothing to keep: the event stream fills its own ring once each change has committed. */
   readonly streamLog: StreamLog = { append: async () => {} };
   readonly deliveries: MemoryDeliveryLog;
@@ -86,7 +78,7 @@ export class MemoryStore implements Store {
 
   private async atomically<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
     const undo = new UndoLog();
-    const holders = [...this.collections(), this.activity];
+    const holders = this.holders();
     for (const h of holders) h.hold(true);
     try {
       return await work({
@@ -111,7 +103,8 @@ export class MemoryStore implements Store {
     }
   }
 
-  private collections(): MemoryCollection<{ id: string }>[] {
+  /** What a transaction holds while it runs: every collection and the log. */
+  private holders(): { hold(on: boolean): void }[] {
     return [
       this.projects,
       this.tasks,
@@ -122,7 +115,8 @@ export class MemoryStore implements Store {
       this.webhooks,
       this.notifications,
       this.tokens,
-    ] as unknown as MemoryCollection<{ id: string }>[];
+      this.activity,
+    ];
   }
 }
 

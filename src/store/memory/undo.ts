@@ -1,6 +1,6 @@
-import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Filter, Updated } from '../types.ts';
+import type { ActivityLog, ActivityQuery, ActivityRecord, Collection, Entity, Updated } from '../types.ts';
+import type { Filter, ListQuery, Page } from '../../model/list.ts';
 import type { DeliveryLog, StoredDelivery } from '../outbox.ts';
-import type { ListQuery, Page } from '../types.ts';
 import type { MemoryActivityLog } from './activity-log.ts';
 import type { MemoryDeliveryLog } from './deliveries.ts';
 import type { MemoryCollection } from './collection.ts';

@@ -1,7 +1,8 @@
+import type { Page } from '../../model/list.ts';
 import type { ClaimedDelivery, ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
 import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../outbox.ts';
-import type { Page } from '../types.ts';
-import { rowsWithTotal, TableSql } from './collection.ts';
+import { rowsWithTotal } from './collection.ts';
+import { TableSql } from './table-sql.ts';
 import { addRows, type RowInsert } from './batch.ts';
 import type { SqlClient, SqlDriver } from './driver.ts';
 import { LOCK } from './tables.ts';

@@ -218,6 +218,7 @@ const ignore = () => {};
 
 /** The socket under a connection, when it is a network one. */
 function socketOf(client: pg.Client): Partial<Socket> | undefined {
+  // pg keeps the connection in a field its type declarations leave out.
   return (client as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
 }
 

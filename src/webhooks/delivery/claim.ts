@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { iso } from '../../core/runtime.ts';
+import { iso } from '../../model/time.ts';
 import type { CurrentWebhook } from '../../store/outbox.ts';
 import { gatherWait, type DeliveryContext } from './context.ts';
 import type { FreshWebhooks } from './fresh.ts';

@@ -1,7 +1,7 @@
 import type { CurrentWebhook, DeliveryLog, StoredDelivery } from '../../store/outbox.ts';
 import type { Settings } from '../options.ts';
 import { precheck, type AttemptResult } from '../send.ts';
-import type { DeliveryRecord } from '../../resources/webhooks/schema.ts';
+import type { DeliveryRecord } from '../../model/delivery.ts';
 import type { DeliveryObserver, Scheduler } from '../types.ts';
 
 /** URLs whose precheck is remembered, and webhooks whose last read is (forgotten all at once past this many). */

@@ -1,8 +1,13 @@
-import { iso } from '../../core/runtime.ts';
-import { pendingAttempt, type CurrentWebhook, type Outcome, type StoredDelivery } from '../../store/outbox.ts';
+import { iso } from '../../model/time.ts';
+import {
+  pendingAttempt,
+  type CurrentWebhook,
+  type DeliveryTarget,
+  type Outcome,
+  type StoredDelivery,
+} from '../../store/outbox.ts';
 import { delayBeforeRetry, type RetryPolicy } from '../retry.ts';
 import type { AttemptResult } from '../send.ts';
-import type { DeliveryTarget } from '../types.ts';
 
 /** Why a delivery gets no more attempts (a delivery record's `stopReason`). */
 export type StopReason =

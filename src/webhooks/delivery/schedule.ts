@@ -1,4 +1,4 @@
-import { iso } from '../../core/runtime.ts';
+import { iso } from '../../model/time.ts';
 import type { DeliveryContext } from './context.ts';
 
 /** How often a durable store's old attempt records are pruned. */

@@ -1,8 +1,13 @@
-import { eventBody, type OutboundEvent } from '../../events/outbound.ts';
-import type { DeliveryRecord } from '../../resources/webhooks/schema.ts';
-import { pendingAttempt, recordOf, type DeliveryLog, type StoredDelivery } from '../../store/outbox.ts';
+import { eventBody, type OutboundEvent } from '../../model/outbound.ts';
+import type { DeliveryRecord } from '../../model/delivery.ts';
+import {
+  pendingAttempt,
+  recordOf,
+  type DeliveryLog,
+  type DeliveryTarget,
+  type StoredDelivery,
+} from '../../store/outbox.ts';
 import { describeError } from '../send.ts';
-import type { DeliveryTarget } from '../types.ts';
 import type { DeliveryContext, Prechecks } from './context.ts';
 
 const DROP_LOG_INTERVAL_MS = 10_000;

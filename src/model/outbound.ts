@@ -1,6 +1,7 @@
 /**
- * What is delivered: the body is `{ type, timestamp, data }`, plus `previous` for an update; the `id` is the
- * `webhook-id` header.
+ * An event as the world outside receives it, from the webhook deliveries and the event stream alike: the body is
+ * `{ type, timestamp, data }`, plus `previous` for an update; the `id` is the `webhook-id` header. The events layer
+ * makes them from the domain's changes (events/webhooks.ts); delivery and the stream only read them.
  */
 export interface OutboundEvent {
   /** `evt_…`: the same on every attempt and redelivery, so receivers can deduplicate. */

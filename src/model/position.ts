@@ -1,4 +1,4 @@
-import { isCalendarDate, parseInstant } from '../core/runtime.ts';
+import { isCalendarDate, parseInstant } from './time.ts';
 
 /**
  * What a value of a sort key is: an instant (`toISOString()` form), a date (`YYYY-MM-DD`), a number, a text, or an

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextTimestamp, parseInstant, randomAlphanumeric } from '../../src/core/runtime.ts';
+import { nextTimestamp, parseInstant } from '../../src/model/time.ts';
+import { randomAlphanumeric } from '../../src/model/ids.ts';
 
 test('parseInstant: ISO 8601 instants, UTC when no zone, a date alone as its first or last millisecond', () => {
   assert.equal(parseInstant('2026-09-30T16:00:00.000Z'), Date.UTC(2026, 8, 30, 16));
