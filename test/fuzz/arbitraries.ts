@@ -18,6 +18,7 @@ import { TokenCreate, TokenQuery } from '../../src/resources/tokens/schema.ts';
 import { WebhookCreate, WebhookPatch, WebhookQuery } from '../../src/resources/webhooks/schema.ts';
 import { SUBSCRIBABLE } from '../../src/model/event-types.ts';
 import type { BodySpec, HeaderValue, RawValue, Ref, RefKind, RequestSpec } from './harness.ts';
+import { VIEW_PATHS } from '../../src/web/index.ts';
 
 // ------------------------------------------------------------------------------------------------ routes
 
@@ -99,11 +100,11 @@ export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/docs/static/swagger-initializer.js' },
   { method: 'GET', pattern: '/docs/static/:raw' },
   { method: 'GET', pattern: '/api/session' },
-  // The web app: its page at its own paths, its built assets by name.
-  { method: 'GET', pattern: '/projects' },
-  { method: 'GET', pattern: '/projects/:raw' },
-  { method: 'GET', pattern: '/tasks/:raw' },
-  { method: 'GET', pattern: '/sign-in' },
+  // The web app: its page at each of its own paths (`/` is the index above), its built assets by name.
+  ...VIEW_PATHS.filter((path) => path !== '/').map((path) => ({
+    method: 'GET' as const,
+    pattern: path.replace(/\*$/, ':raw'),
+  })),
   { method: 'GET', pattern: '/assets/:name' },
 ];
 
