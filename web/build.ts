@@ -9,16 +9,10 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import type { Manifest } from '../src/web/manifest.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DIST = join(HERE, 'dist');
-
-/** What the service reads: the files of the page, by role, as served under `/assets/`. */
-export interface Manifest {
-  readonly script: string;
-  readonly style: string;
-  readonly icon: string;
-}
 
 const options: esbuild.BuildOptions = {
   entryPoints: [join(HERE, 'src/main.tsx'), join(HERE, 'src/icon.svg')],

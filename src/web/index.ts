@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Manifest } from '../../web/build.ts';
+import type { Manifest } from './manifest.ts';
 import { AppError } from '../errors.ts';
 import { acceptsEncoding } from '../http/accept-encoding.ts';
 import { prefersHtml } from './accept.ts';

@@ -1,4 +1,4 @@
-import type { Manifest } from '../../web/build.ts';
+import type { Manifest } from './manifest.ts';
 
 /** What the page tells the app before it makes any request: how it is to say who its user is. */
 export interface PageSettings {
