@@ -1,4 +1,5 @@
 import { ConstraintViolationError, StoreUnavailableError, type UnavailableReason } from '../errors.ts';
+import type { PoolStats } from '../store.ts';
 
 /**
  * The little the SQL store needs of a database: run a statement with positional parameters (`$1`, …) and get
@@ -41,6 +42,8 @@ export interface SqlDriver extends SqlClient {
    */
   notify?(channel: string): Promise<void>;
   close(): Promise<void>;
+  /** The request pool's connections in use, idle, and the requests waiting for one; absent with one connection. */
+  poolStats?(): PoolStats;
 }
 
 export interface TransactionOptions {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
+import type { PoolStats } from '../store.ts';
 import {
   rethrowTranslated,
   StartedStatements,
@@ -77,6 +78,11 @@ export class PgDriver implements SqlDriver {
     this.backgroundPool = background;
     this.own = this.clientOver((query) => this.pool.query(query));
     this.background = this.clientOver((query) => background.query(query));
+  }
+
+  poolStats(): PoolStats {
+    const { totalCount, idleCount, waitingCount } = this.pool;
+    return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount };
   }
 
   /** `pool`, its connections counted in `open` while they are. */
