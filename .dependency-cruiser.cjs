@@ -4,7 +4,8 @@
 //   entry     src/server.ts, src/app.ts; src/config.ts and src/config-schema.ts (the settings: read here, handed
 //             down as values)
 //   edge      src/http (the edge's toolkit: it imports no resource, stream or web app), src/resources, src/stream,
-//             src/web (serves the browser app), src/metrics (the Prometheus metrics)
+//             src/web (serves the browser app), src/metrics (the Prometheus metrics), src/tracing
+//             (OpenTelemetry spans)
 //   domain    src/core, src/events, and the shared src/errors.ts, src/schemas
 //   store     src/store
 //   model     src/model (imports nothing else of the project)
@@ -80,6 +81,12 @@ module.exports = {
       'src/metrics (the Prometheus metrics) imports http and the layers below, never a resource, the stream, the web app or delivery: they feed it through the ports the entry wires.',
       '^src/metrics/',
       outside('metrics/', 'http/', ...BELOW_EDGE),
+    ),
+    rule(
+      'tracing-beside-http',
+      'src/tracing (OpenTelemetry spans) imports http and the layers below, never a resource, the stream, the web app, the metrics or delivery: the entry wires it.',
+      '^src/tracing/',
+      outside('tracing/', 'http/', ...BELOW_EDGE),
     ),
     rule(
       'delivery-imports-store-and-model',

@@ -1,4 +1,5 @@
 import cors from '@fastify/cors';
+import type { Tracer } from '@opentelemetry/api';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.ts';
@@ -32,6 +33,7 @@ import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
 import type { StreamHub } from './stream/hub.ts';
+import { deliverySpans, tracedOutbox, traceRequests } from './tracing/index.ts';
 import { registerWebApp } from './web/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import type { DeliveryObserver } from './webhooks/types.ts';
@@ -61,6 +63,8 @@ export interface AppDeps {
   makeDispatcher?: (options: DispatcherOptions) => WebhookDispatcher;
   /** How many records an unpaged list reads at a time; default: the store's (`Store.listPart`). */
   listPart?: number;
+  /** Traces through this tracer (the OpenTelemetry SDK's, started from the `OTEL_*` variables); none when absent. */
+  tracer?: Tracer;
   /** The folder of the built web app; default: `web/dist` (`npm run build:web`). */
   webDist?: string;
 }
@@ -110,6 +114,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   app.server.maxConnections = config.maxConnections;
   app.decorate('metrics', metrics);
+  // Traces (OTEL_*, started by server.ts): a span per request, one per webhook attempt linked to its request.
+  const spans = deps.tracer && deliverySpans(deps.tracer);
+  if (deps.tracer) traceRequests(app, deps.tracer);
   if (metrics) countUnavailable(app, metrics);
   lingerOnClose(app.server);
 
@@ -163,7 +170,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
       return hook && { id: hook.id, url: hook.url, secret: hook.secret, active: hook.active };
     },
     ...deps.webhooks,
-    observer: bothObservers(metrics?.deliveries, deps.webhooks?.observer),
+    observer: allObservers(metrics?.deliveries, spans, deps.webhooks?.observer),
   });
   const services = createServices(serviceDeps, dispatcher);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -219,7 +226,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  subscribeDelivery(events, dispatcher, ids);
+  subscribeDelivery(events, spans ? tracedOutbox(dispatcher, spans.caused) : dispatcher, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
 
@@ -243,11 +250,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   return app;
 }
 
-/** Both observers of the delivery workers, told in turn; one when the other is absent. */
-function bothObservers(a?: DeliveryObserver, b?: DeliveryObserver): DeliveryObserver | undefined {
-  if (!a || !b) return a ?? b;
+/** The observers of the delivery workers given, told in turn; the one alone as it is. */
+function allObservers(...given: (DeliveryObserver | undefined)[]): DeliveryObserver | undefined {
+  const all = given.filter((o) => o !== undefined);
+  if (all.length < 2) return all[0];
   return {
-    settled: (record) => (a.settled(record), b.settled(record)),
-    attempted: (row, startedAt) => (a.attempted?.(row, startedAt), b.attempted?.(row, startedAt)),
+    settled: (record) => all.forEach((o) => o.settled(record)),
+    attempted: (row, startedAt) => all.forEach((o) => o.attempted?.(row, startedAt)),
   };
 }

@@ -4,6 +4,7 @@ import { ConfigError, inProduction, loadConfig, type Config } from './config.ts'
 import { metricsServer } from './metrics/index.ts';
 import { openStore, StoreOpenError } from './store/index.ts';
 import { checksNesting } from './store/scope.ts';
+import { startTracing, statementSpans } from './tracing/index.ts';
 import type { Store } from './store/store.ts';
 
 /**
@@ -20,6 +21,9 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  // Traces only when the OTEL_* variables ask for them: otherwise the SDK is never loaded.
+  const tracing = await startTracing();
+
   let store: Store;
   try {
     store = await openStore({
@@ -31,6 +35,7 @@ async function main(): Promise<void> {
       connectTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
       checkNesting: checksNesting(inProduction()),
+      ...(tracing && { observeStatement: statementSpans(tracing.tracer) }),
     });
   } catch (err) {
     if (err instanceof StoreOpenError) fail(`cannot start: ${err.message}`, 1);
@@ -38,7 +43,7 @@ async function main(): Promise<void> {
   }
 
   // The store is ready and seeded as its mode wants (openStore); the app closes it when it closes.
-  const app = await buildApp({ config, store, seed: false });
+  const app = await buildApp({ config, store, seed: false, ...(tracing && { tracer: tracing.tracer }) });
   app.log.info({ store: store.kind }, 'store ready');
   let metricsListener: Server | undefined;
   let stopping = false;
@@ -63,6 +68,7 @@ async function main(): Promise<void> {
     metricsListener?.closeAllConnections();
     try {
       await app.close();
+      await tracing?.shutdown().catch((err: unknown) => app.log.warn({ err }, 'traces not all exported'));
       app.log.info({ signal }, 'stopped: every request answered, the process exits');
       process.exit(0);
     } catch (err) {

@@ -37,5 +37,8 @@ export interface DeliveryObserver {
    * Told as an attempt is made (its webhook read and admitted, before its request): which attempt of its delivery,
    * when its row was written (for a first attempt, the commit of the change that caused it), and now.
    */
-  attempted?(row: Pick<DeliveryRecord, 'webhookId' | 'attempt' | 'createdAt'>, startedAt: Date): void;
+  attempted?(
+    row: Pick<DeliveryRecord, 'id' | 'webhookId' | 'eventId' | 'eventType' | 'attempt' | 'createdAt'>,
+    startedAt: Date,
+  ): void;
 }

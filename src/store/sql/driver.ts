@@ -12,6 +12,12 @@ export interface SqlClient {
   exec(script: string): Promise<void>;
 }
 
+/**
+ * Runs one statement (`run`), told its text: a driver given one calls every statement through it (traces wrap each
+ * in a span). Never given: the statements run as they are, at no cost.
+ */
+export type StatementObserver = <R>(text: string, run: () => Promise<R>) => Promise<R>;
+
 export interface SqlDriver extends SqlClient {
   /** What the store runs on, for messages and the readiness check: `postgres` or `embedded`. */
   readonly kind: 'postgres' | 'embedded';

@@ -8,6 +8,7 @@ import {
   translateError,
   type SqlClient,
   type SqlDriver,
+  type StatementObserver,
   type TransactionOptions,
 } from './driver.ts';
 
@@ -22,6 +23,8 @@ export interface PgOptions {
    * server that no longer answers at all a little later. Absent: no limit.
    */
   statementTimeoutMs?: number;
+  /** Every statement runs through it (the traces' spans); absent: none. */
+  observeStatement?: StatementObserver;
 }
 
 /** What the client waits past the server's own statement timeout before it gives up on the connection. */
@@ -102,6 +105,11 @@ export class PgDriver implements SqlDriver {
 
   /** Statements through `send` (a pool, or one connection), named as `statements` says, their errors translated. */
   private clientOver(send: (query: string | pg.QueryConfig) => Promise<pg.QueryResult>): SqlClient {
+    const observe = this.options.observeStatement;
+    if (observe) {
+      const sent = send;
+      send = (query) => observe(typeof query === 'string' ? query : query.text, () => sent(query));
+    }
     return {
       query: async <R extends object>(text: string, params?: readonly unknown[]) =>
         (await send(this.statements.config(text, params)).catch(rethrowTranslated)).rows as R[],
