@@ -4,7 +4,8 @@
 //   entry     src/server.ts, src/app.ts; src/config.ts and src/config-schema.ts (the settings: read here, handed
 //             down as values)
 //   edge      src/http (the edge's toolkit: it imports no resource, stream or web app), src/resources, src/stream,
-//             src/web (serves the browser app)
+//             src/web (serves the browser app), src/metrics (the Prometheus metrics), src/tracing
+//             (OpenTelemetry spans)
 //   domain    src/core, src/events, and the shared src/errors.ts, src/schemas
 //   store     src/store
 //   model     src/model (imports nothing else of the project)
@@ -74,6 +75,18 @@ module.exports = {
       'src/web serves the browser app: it imports http and the layers below, never a resource, the stream or delivery.',
       '^src/web/',
       outside('web/', 'http/', ...BELOW_EDGE),
+    ),
+    rule(
+      'metrics-beside-http',
+      'src/metrics (the Prometheus metrics) imports http and the layers below, never a resource, the stream, the web app or delivery: they feed it through the ports the entry wires.',
+      '^src/metrics/',
+      outside('metrics/', 'http/', ...BELOW_EDGE),
+    ),
+    rule(
+      'tracing-beside-http',
+      'src/tracing (OpenTelemetry spans) imports http and the layers below, never a resource, the stream, the web app, the metrics or delivery: the entry wires it.',
+      '^src/tracing/',
+      outside('tracing/', 'http/', ...BELOW_EDGE),
     ),
     rule(
       'delivery-imports-store-and-model',

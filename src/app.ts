@@ -1,15 +1,16 @@
 import cors from '@fastify/cors';
+import type { Tracer } from '@opentelemetry/api';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config.ts';
 import { randomIds, type IdGenerator } from './model/ids.ts';
-import { systemClock, type Clock } from './model/time.ts';
+import { iso, systemClock, type Clock } from './model/time.ts';
 import type { ServiceDeps } from './core/resource-service.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
 import { subscribeDelivery } from './events/webhooks.ts';
-import { AccessLog, lazyChildLogger, loggerOptions } from './http/logging.ts';
+import { AccessLog, defaultLogFormat, lazyChildLogger, loggerOptions } from './http/logging.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
 import { lingerOnClose } from './http/linger.ts';
@@ -24,14 +25,18 @@ import { registerOpenApi } from './http/openapi.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { RouteTable } from './http/route-table.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { countUnavailable, Metrics, registerMetricsRoute, requestTimer } from './metrics/index.ts';
 import { resources } from './resources/index.ts';
 import { createServices } from './resources/services.ts';
 import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
+import type { StreamHub } from './stream/hub.ts';
+import { deliverySpans, tracedOutbox, traceRequests } from './tracing/index.ts';
 import { registerWebApp } from './web/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
+import type { DeliveryObserver } from './webhooks/types.ts';
 
 /**
  * Of the shutdown grace period, what webhook attempts leave to give the unfinished ones back (GIVE_BACK_MS at most)
@@ -58,6 +63,8 @@ export interface AppDeps {
   makeDispatcher?: (options: DispatcherOptions) => WebhookDispatcher;
   /** How many records an unpaged list reads at a time; default: the store's (`Store.listPart`). */
   listPart?: number;
+  /** Traces through this tracer (the OpenTelemetry SDK's, started from the `OTEL_*` variables); none when absent. */
+  tracer?: Tracer;
   /** The folder of the built web app; default: `web/dist` (`npm run build:web`). */
   webDist?: string;
 }
@@ -69,8 +76,19 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
 
-  const logger = deps.logger ? undefined : loggerOptions(config.logLevel);
-  const accessLog = new AccessLog(logger?.stream);
+  // The metrics (METRICS): every answer timed by the access log, the 404s and the early refusals included. The sources
+  // are read at each scrape; the stream's hub comes later.
+  let hub: StreamHub | undefined;
+  const storeStats = (store as Store).stats?.bind(store);
+  const metrics = config.metrics
+    ? new Metrics({
+        backlog: () => store.deliveries.backlog(iso(clock.now())),
+        stream: { clients: () => hub?.size ?? 0, eventsSent: () => hub?.eventsSent ?? 0 },
+        ...(storeStats && { store: storeStats }),
+      })
+    : null;
+  const logger = deps.logger ? undefined : loggerOptions(config.logLevel, config.logFormat ?? defaultLogFormat());
+  const accessLog = new AccessLog(logger?.stream, metrics ? requestTimer(metrics) : undefined);
   const app = Fastify({
     ...(logger ? { logger } : { loggerInstance: deps.logger }),
     bodyLimit: config.bodyLimit,
@@ -95,6 +113,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     clientErrorHandler: clientErrors,
   });
   app.server.maxConnections = config.maxConnections;
+  app.decorate('metrics', metrics);
+  // Traces (OTEL_*, started by server.ts): a span per request, one per webhook attempt linked to its request.
+  const spans = deps.tracer && deliverySpans(deps.tracer);
+  if (deps.tracer) traceRequests(app, deps.tracer);
+  if (metrics) countUnavailable(app, metrics);
   lingerOnClose(app.server);
 
   app.setValidatorCompiler(validatorCompiler);
@@ -147,6 +170,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
       return hook && { id: hook.id, url: hook.url, secret: hook.secret, active: hook.active };
     },
     ...deps.webhooks,
+    observer: allObservers(metrics?.deliveries, spans, deps.webhooks?.observer),
   });
   const services = createServices(serviceDeps, dispatcher);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -182,25 +206,27 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   ]);
   // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`.
   registerWebApp(app, { auth: config.auth }, deps.webDist);
+  // On the service's port unless METRICS_PORT gives them a listener of their own (server.ts).
+  if (metrics && config.metricsPort === undefined) registerMetricsRoute(app, metrics);
 
   // What the service does by itself with every change: in its transaction, the event stream's entries, the audit
   // trail, the users' notifications and the deliveries to the webhooks subscribed, written to the outbox (all
   // commit together or not at all); once committed, the stream's clients are sent the change and the delivery
   // workers are woken (never awaited). The stream's entries come first, so that a change's own event precedes
   // those of the notifications it causes.
-  const stream = await registerStream(typed, {
+  const stream = (hub = await registerStream(typed, {
     store,
     events,
     config,
     clock,
     tokens: services.tokens,
     accessLine: (request, reply) => accessLog.requestCompleted(null, request, reply),
-  });
+  }));
   // Streams end as the service starts closing: none holds the grace period.
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  subscribeDelivery(events, dispatcher, ids);
+  subscribeDelivery(events, spans ? tracedOutbox(dispatcher, spans.caused) : dispatcher, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
 
@@ -222,4 +248,14 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     await delivered;
   });
   return app;
+}
+
+/** The observers of the delivery workers given, told in turn; the one alone as it is. */
+function allObservers(...given: (DeliveryObserver | undefined)[]): DeliveryObserver | undefined {
+  const all = given.filter((o) => o !== undefined);
+  if (all.length < 2) return all[0];
+  return {
+    settled: (record) => all.forEach((o) => o.settled(record)),
+    attempted: (row, startedAt) => all.forEach((o) => o.attempted?.(row, startedAt)),
+  };
 }

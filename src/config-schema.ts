@@ -34,6 +34,30 @@ export const ConfigSchema = Type.Object({
       "`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; logs are JSON lines (pino) on stdout, those of one turn of the event loop written together at its end (a reader of stdout that stalls makes the service wait, as Node's own stdout does); at `info`, one line per request when it completes (`reqId`, method, url, status, response time), and one (`request refused`: `reqId`, status, the parser's code) for what the HTTP parser refuses before there is a request (`408`, `431`, bytes that are not HTTP; `CONNECT`); `warn` leaves those lines out",
     default: 'info',
   }),
+  logFormat: Type.Optional(
+    StringEnum(['json', 'pretty'], {
+      description:
+        '`json`: one JSON line per entry (pino), for a log collector; `pretty`: one coloured, human-readable line per entry (pino-pretty), for a person at a terminal. Unset: `pretty` when stdout is a terminal, `json` otherwise',
+    }),
+  ),
+  metrics: Type.Boolean({
+    description:
+      '`GET /metrics` in the Prometheus text format (see [Monitoring](monitoring.md)); with `AUTH=token` it needs a token with the `admin` scope. `false`: no metrics, nothing collected',
+    default: true,
+  }),
+  metricsPort: Type.Optional(
+    Type.Integer({
+      description:
+        "Serve `GET /metrics` on a listener of its own on this port (on `METRICS_HOST`, no token), and not on the service's port",
+      minimum: 0,
+      maximum: 65535,
+    }),
+  ),
+  metricsHost: Type.String({
+    description: 'Address of the metrics listener of `METRICS_PORT`',
+    minLength: 1,
+    default: '127.0.0.1',
+  }),
   bodyLimit: Type.Integer({
     description:
       'Largest request body in bytes; larger ones get `413 PAYLOAD_TOO_LARGE`, then the connection closes once the client has stopped sending (what still comes is read and dropped, for up to 5 s, so that the client reads the answer)',

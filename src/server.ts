@@ -1,7 +1,10 @@
+import type { Server } from 'node:http';
 import { buildApp } from './app.ts';
 import { ConfigError, inProduction, loadConfig, type Config } from './config.ts';
+import { metricsServer } from './metrics/index.ts';
 import { openStore, StoreOpenError } from './store/index.ts';
 import { checksNesting } from './store/scope.ts';
+import { startTracing, statementSpans } from './tracing/index.ts';
 import type { Store } from './store/store.ts';
 
 /**
@@ -18,6 +21,9 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  // Traces only when the OTEL_* variables ask for them: otherwise the SDK is never loaded.
+  const tracing = await startTracing();
+
   let store: Store;
   try {
     store = await openStore({
@@ -29,6 +35,7 @@ async function main(): Promise<void> {
       connectTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
       checkNesting: checksNesting(inProduction()),
+      ...(tracing && { observeStatement: statementSpans(tracing.tracer) }),
     });
   } catch (err) {
     if (err instanceof StoreOpenError) fail(`cannot start: ${err.message}`, 1);
@@ -36,8 +43,9 @@ async function main(): Promise<void> {
   }
 
   // The store is ready and seeded as its mode wants (openStore); the app closes it when it closes.
-  const app = await buildApp({ config, store, seed: false });
+  const app = await buildApp({ config, store, seed: false, ...(tracing && { tracer: tracing.tracer }) });
   app.log.info({ store: store.kind }, 'store ready');
+  let metricsListener: Server | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -56,8 +64,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     timer.unref();
+    metricsListener?.close();
+    metricsListener?.closeAllConnections();
     try {
       await app.close();
+      await tracing?.shutdown().catch((err: unknown) => app.log.warn({ err }, 'traces not all exported'));
       app.log.info({ signal }, 'stopped: every request answered, the process exits');
       process.exit(0);
     } catch (err) {
@@ -71,18 +82,38 @@ async function main(): Promise<void> {
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    const { code, syscall } = err as NodeJS.ErrnoException;
-    if ((syscall !== 'listen' && syscall !== 'getaddrinfo') || code === undefined) throw err;
-    const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-    fail(
-      code === 'EADDRINUSE'
-        ? `cannot listen on ${where}: port ${config.port} is already in use; choose another with PORT (--port)`
-        : syscall === 'getaddrinfo'
-          ? `cannot listen on ${where}: HOST (--host) ${config.host} does not resolve to an address (${code})`
-          : `cannot listen on ${where}: ${(err as Error).message}`,
-      1,
-    );
+    failToListen(err, config.host, config.port, ['PORT (--port)', 'HOST (--host)']);
   }
+  // METRICS_PORT: the metrics on a listener of their own, not on the service's port (app.ts).
+  if (app.metrics && config.metricsPort !== undefined) {
+    const listener = (metricsListener = metricsServer(app.metrics));
+    const { metricsHost: host, metricsPort: port } = config;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        listener.once('error', reject);
+        listener.listen({ host, port }, () => resolve());
+      });
+    } catch (err) {
+      failToListen(err, host, port, ['METRICS_PORT (--metrics-port)', 'METRICS_HOST (--metrics-host)']);
+    }
+    const address = listener.address();
+    app.log.info({ address: typeof address === 'object' ? address : undefined }, 'metrics listening');
+  }
+}
+
+/** Ends the process with a line saying why `host`:`port` could not be listened on, naming the settings to change. */
+function failToListen(err: unknown, host: string, port: number, [portSetting, hostSetting]: [string, string]): never {
+  const { code, syscall } = err as NodeJS.ErrnoException;
+  if ((syscall !== 'listen' && syscall !== 'getaddrinfo') || code === undefined) throw err;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  fail(
+    code === 'EADDRINUSE'
+      ? `cannot listen on ${where}: port ${port} is already in use; choose another with ${portSetting}`
+      : syscall === 'getaddrinfo'
+        ? `cannot listen on ${where}: ${hostSetting} ${host} does not resolve to an address (${code})`
+        : `cannot listen on ${where}: ${(err as Error).message}`,
+    1,
+  );
 }
 
 /** Ends the process with one line on stderr. */

@@ -66,11 +66,15 @@ export function scopeOf(method: string, config: { readonly scope?: RouteScope } 
   return config?.scope ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
 }
 
-/** Whether the request may go without a token: everything outside the API, the public routes, CORS preflights. */
+/**
+ * Whether the request may go without a token: everything outside the API but the routes that declare a scope
+ * (`GET /metrics`), the public routes, CORS preflights.
+ */
 function isPublic(request: FastifyRequest): boolean {
+  const declared = request.routeOptions.url === undefined ? undefined : request.routeOptions.config?.scope;
   return (
     request.method === 'OPTIONS' ||
-    !routeOf(request).startsWith(API_PREFIX) ||
+    (!routeOf(request).startsWith(API_PREFIX) && (declared === undefined || declared === 'public')) ||
     (request.routeOptions.url !== undefined && scopeOf(request.method, request.routeOptions.config) === 'public')
   );
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import pino from 'pino';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -65,15 +66,50 @@ function requestSerializer(req: FastifyRequest): Record<string, unknown> {
   };
 }
 
-/** Fastify's pino logger at `level`: one JSON line per entry, on stdout through {@link stdoutPerTurn}. */
-export function loggerOptions(level: string) {
+/** How log entries are written: JSON lines, or lines for people (`LOG_FORMAT`). */
+export type LogFormat = 'json' | 'pretty';
+
+/** The format when none is set: for people at a terminal, JSON for anything else (a file, a pipe, a collector). */
+export function defaultLogFormat(stdout: { isTTY?: boolean } = process.stdout): LogFormat {
+  return stdout.isTTY ? 'pretty' : 'json';
+}
+
+/**
+ * Fastify's pino logger at `level`: `json`, one JSON line per entry, on stdout through {@link stdoutPerTurn};
+ * `pretty`, each line made readable by pino-pretty (loaded only then), on `destination` (default stdout).
+ */
+export function loggerOptions(level: string, format: LogFormat = 'json', destination?: NodeJS.WritableStream) {
   return {
     level,
     redact: REDACTED_PATHS,
     serializers: { req: requestSerializer },
-    stream: stdoutPerTurn(),
+    stream: format === 'pretty' ? prettyLines(destination) : stdoutPerTurn(),
   };
 }
+
+/**
+ * pino-pretty's formatting of each JSON line (`prettyFactory`, one line in, one out), written as the JSON lines are:
+ * per turn of the event loop on stdout, or straight to `destination` (no colours there).
+ */
+function prettyLines(destination?: NodeJS.WritableStream): LineStream {
+  const { prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
+  const format = prettyFactory({
+    colorize: destination === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
+  });
+  const out: { write(text: string): unknown } = destination ?? stdoutPerTurn();
+  return {
+    write: (lines) => {
+      let text = '';
+      for (const line of lines.split('\n')) if (line !== '') text += format(line);
+      out.write(text);
+    },
+    flush: (done) => ('flush' in out ? (out as LineStream).flush(done) : done?.()),
+  };
+}
+const require = createRequire(import.meta.url);
 
 /** Where log lines go: each `write` is one or more whole lines. */
 export interface LineStream {
@@ -204,7 +240,11 @@ class LazyChild {
  * Without `lines` (a logger of the caller's, whose format is its own), it goes through the service's logger.
  */
 export class AccessLog extends LogController {
-  constructor(private readonly lines?: Pick<LineStream, 'write'>) {
+  /** `completed`: told of every request as it completes, before its line (the metrics time it there). */
+  constructor(
+    private readonly lines?: Pick<LineStream, 'write'>,
+    private readonly completed?: (request: FastifyRequest, reply: FastifyReply) => void,
+  ) {
     super();
   }
 
@@ -213,6 +253,7 @@ export class AccessLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    this.completed?.(request, reply);
     if (error) return super.requestCompleted(error, request, reply);
     const log = request.server.log;
     if (this.lines === undefined) {

@@ -1,6 +1,6 @@
 import { MemoryStore } from './memory/store.ts';
 import { seed } from './seed.ts';
-import { waitForDatabase, type SqlDriver } from './sql/driver.ts';
+import { waitForDatabase, type SqlDriver, type StatementObserver } from './sql/driver.ts';
 import { migrate } from './sql/migrate.ts';
 import { describe, PgDriver } from './sql/pg.ts';
 import { PgliteDriver } from './sql/pglite.ts';
@@ -22,6 +22,8 @@ export interface StoreOptions {
   connectTimeoutMs?: number;
   /** How long one statement may run on the PostgreSQL server. */
   statementTimeoutMs?: number;
+  /** On a PostgreSQL server, every statement runs through it (the traces' spans). */
+  observeStatement?: StatementObserver;
   /** Refuse a transaction opened inside another (`TransactionScope`, `checksNesting`); default true. */
   checkNesting?: boolean;
 }
@@ -57,6 +59,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
         poolSize: options.poolSize,
         connectTimeoutMs: options.connectTimeoutMs,
         statementTimeoutMs: options.statementTimeoutMs,
+        ...(options.observeStatement && { observeStatement: options.observeStatement }),
       });
       await waitForDatabase(driver, options.connectTimeoutMs ?? 10_000);
     } else {

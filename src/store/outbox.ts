@@ -45,6 +45,11 @@ export interface Outcome {
   readonly next?: StoredDelivery;
 }
 
+export interface Backlog {
+  readonly due: number;
+  readonly waiting: number;
+}
+
 export interface DeliveryQuery {
   /** This status, or any of these. */
   status?: DeliveryStatus | readonly DeliveryStatus[];
@@ -120,6 +125,8 @@ export interface DeliveryLog {
   nextDue(after: string): Promise<string | null>;
   /** Pending rows. */
   pending(): Promise<number>;
+  /** Pending rows due by `now` (claimed or not), and those due later (retries waiting for their time). */
+  backlog(now: string): Promise<Backlog>;
   /** Removes settled attempts created before `before`; answers how many. */
   prune(before: string): Promise<number>;
   /** Drops what is kept of a deleted webhook, where the log is bounded per webhook (memory). */

@@ -72,6 +72,23 @@ export interface Store extends Collections {
   transaction<R>(work: (tx: Collections) => Promise<R>, options?: ChangeOptions): Promise<R>;
   /** Releases what the store holds (connections, files); the store is not used afterwards. */
   close(): Promise<void>;
+  /** What the store counts of its own work, read when the metrics are scraped; absent: nothing (memory). */
+  stats?(): StoreStats;
+}
+
+/** A SQL store's counters and gauges, cheap to read. */
+export interface StoreStats {
+  /** Transactions run again after a conflict with concurrent ones, since the store opened. */
+  readonly conflictRetries: number;
+  /** The request pool's connections (a server's pool; absent on the embedded store, which has one connection). */
+  readonly pool?: PoolStats;
+}
+
+export interface PoolStats {
+  readonly inUse: number;
+  readonly idle: number;
+  /** Requests waiting for a connection. */
+  readonly waiting: number;
 }
 
 /** `transaction` called inside a transaction. */

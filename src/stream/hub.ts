@@ -56,6 +56,8 @@ interface Shared {
  */
 export class StreamHub {
   private readonly clients = new Set<StreamClient>();
+  /** Events sent to the clients that have gone. */
+  private sentByGone = 0;
   private heartbeat: NodeJS.Timeout | undefined;
   private closing = false;
   /** Events emitted since the last flush, in position order. */
@@ -135,6 +137,13 @@ export class StreamHub {
     return this.clients.size;
   }
 
+  /** Events sent to clients since the hub started, those connected now and those gone (read by the metrics). */
+  get eventsSent(): number {
+    let sent = this.sentByGone;
+    for (const client of this.clients) sent += client.sent;
+    return sent;
+  }
+
   /**
    * Answers `request` with the stream: 200 `text/event-stream`, subscribed from the moment the headers are sent;
    * first the events after `lastEventId` (or one `stream.reset` when it cannot be resumed from), then live. The
@@ -178,6 +187,7 @@ export class StreamHub {
     this.clients.add(client);
     res.once('close', () => {
       this.clients.delete(client);
+      this.sentByGone += client.sent;
       this.closed(request, reply, client);
     });
     client.write(this.retryText);

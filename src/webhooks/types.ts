@@ -33,4 +33,12 @@ export const realTimers: Scheduler = {
 /** Told of every attempt once the dispatcher is done with it (status final, retry scheduled or not). */
 export interface DeliveryObserver {
   settled(record: DeliveryRecord): void;
+  /**
+   * Told as an attempt is made (its webhook read and admitted, before its request): which attempt of its delivery,
+   * when its row was written (for a first attempt, the commit of the change that caused it), and now.
+   */
+  attempted?(
+    row: Pick<DeliveryRecord, 'id' | 'webhookId' | 'eventId' | 'eventType' | 'attempt' | 'createdAt'>,
+    startedAt: Date,
+  ): void;
 }

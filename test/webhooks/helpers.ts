@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDeps } from '../../src/app.ts';
 import { systemClock } from '../../src/model/time.ts';
 import { Api, FakeClock, idsFor, sequentialIds } from '../helpers/app.ts';
 import { testStore } from '../helpers/store.ts';
@@ -234,7 +234,7 @@ export function dispatcher(t: TestContext, options: Partial<TestDispatcherOption
  * dispatcher's options. `clock`: the service's, a FakeClock moved along with the timers unless the dispatcher is
  * given another.
  */
-export async function deliveringApp(t: TestContext, webhooks: Partial<DispatcherOptions> = {}) {
+export async function deliveringApp(t: TestContext, webhooks: Partial<DispatcherOptions> = {}, deps: AppDeps = {}) {
   const clock = new FakeClock();
   const timers = new FakeScheduler(clock);
   const watched = watch();
@@ -245,6 +245,7 @@ export async function deliveringApp(t: TestContext, webhooks: Partial<Dispatcher
     store,
     config: { logLevel: 'silent' },
     webhooks: { scheduler: timers, observer: watched.observer, ...webhooks },
+    ...deps,
   });
   t.after(() => timers.drive(app.close()));
   return { app, api: new Api(app), clock, timers, watched, store };
@@ -254,15 +255,19 @@ export async function deliveringApp(t: TestContext, webhooks: Partial<Dispatcher
  * {@link deliveringApp} for loopback receivers: private targets allowed, retries 30 and 60 ms apart, no jitter,
  * signed with the real time; the seeded webhooks (on hosts that never resolve) switched off.
  */
-export async function appWithReceivers(t: TestContext, webhooks: Partial<DispatcherOptions> = {}) {
-  const ctx = await deliveringApp(t, {
-    allowPrivate: true,
-    retrySchedule: [30, 60],
-    timeoutMs: 500,
-    jitter: 0,
-    clock: systemClock,
-    ...webhooks,
-  });
+export async function appWithReceivers(t: TestContext, webhooks: Partial<DispatcherOptions> = {}, deps: AppDeps = {}) {
+  const ctx = await deliveringApp(
+    t,
+    {
+      allowPrivate: true,
+      retrySchedule: [30, 60],
+      timeoutMs: 500,
+      jitter: 0,
+      clock: systemClock,
+      ...webhooks,
+    },
+    deps,
+  );
   for (const id of ['wh_001', 'wh_002', 'wh_003']) await ctx.api.patch(`/api/webhooks/${id}`, { active: false });
   return ctx;
 }

@@ -1,5 +1,5 @@
 import type { Page, SortKey } from '../../model/list.ts';
-import type { ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
+import type { Backlog, ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
 import { DELIVERY_NEWEST_FIRST, matches, readDeliveryPosition } from '../outbox.ts';
 import { compareKeys, valuesOf } from './order.ts';
 
@@ -170,6 +170,13 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   async pending(): Promise<number> {
     return this.waiting.size;
+  }
+
+  async backlog(now: string): Promise<Backlog> {
+    const at = Date.parse(now);
+    let due = 0;
+    for (const row of this.waiting.values()) if (Date.parse(row.dueAt) <= at) due++;
+    return { due, waiting: this.waiting.size - due };
   }
 
   /** Pending rows, counted now. */

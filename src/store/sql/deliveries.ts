@@ -1,5 +1,13 @@
 import type { Page } from '../../model/list.ts';
-import type { ClaimedDelivery, ClaimRequest, DeliveryLog, DeliveryQuery, Outcome, StoredDelivery } from '../outbox.ts';
+import type {
+  Backlog,
+  ClaimedDelivery,
+  ClaimRequest,
+  DeliveryLog,
+  DeliveryQuery,
+  Outcome,
+  StoredDelivery,
+} from '../outbox.ts';
 import { DELIVERY_NEWEST_FIRST, deliveryFilter, readDeliveryPosition } from '../outbox.ts';
 import { rowsWithTotal } from './collection.ts';
 import { TableSql } from './table-sql.ts';
@@ -354,6 +362,16 @@ export class SqlDeliveryLog implements DeliveryLog {
       `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
     );
     return row?.n ?? 0;
+  }
+
+  async backlog(now: string): Promise<Backlog> {
+    const [row] = await this.db.query<{ due: number; waiting: number }>(
+      `SELECT count(*) FILTER (WHERE due_at <= $1::timestamptz)::int AS due,
+              count(*) FILTER (WHERE due_at > $1::timestamptz)::int AS waiting
+         FROM webhook_deliveries WHERE status = 'pending'`,
+      [now],
+    );
+    return { due: row?.due ?? 0, waiting: row?.waiting ?? 0 };
   }
 
   async prune(before: string): Promise<number> {

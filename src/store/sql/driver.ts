@@ -1,4 +1,5 @@
 import { ConstraintViolationError, StoreUnavailableError, type UnavailableReason } from '../errors.ts';
+import type { PoolStats } from '../store.ts';
 
 /**
  * The little the SQL store needs of a database: run a statement with positional parameters (`$1`, …) and get
@@ -10,6 +11,12 @@ export interface SqlClient {
   /** Runs a script of several statements, without parameters (a migration). */
   exec(script: string): Promise<void>;
 }
+
+/**
+ * Runs one statement (`run`), told its text: a driver given one calls every statement through it (traces wrap each
+ * in a span). Never given: the statements run as they are, at no cost.
+ */
+export type StatementObserver = <R>(text: string, run: () => Promise<R>) => Promise<R>;
 
 export interface SqlDriver extends SqlClient {
   /** What the store runs on, for messages and the readiness check: `postgres` or `embedded`. */
@@ -41,6 +48,8 @@ export interface SqlDriver extends SqlClient {
    */
   notify?(channel: string): Promise<void>;
   close(): Promise<void>;
+  /** The request pool's connections in use, idle, and the requests waiting for one; absent with one connection. */
+  poolStats?(): PoolStats;
 }
 
 export interface TransactionOptions {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
+import type { PoolStats } from '../store.ts';
 import {
   rethrowTranslated,
   StartedStatements,
   translateError,
   type SqlClient,
   type SqlDriver,
+  type StatementObserver,
   type TransactionOptions,
 } from './driver.ts';
 
@@ -21,6 +23,8 @@ export interface PgOptions {
    * server that no longer answers at all a little later. Absent: no limit.
    */
   statementTimeoutMs?: number;
+  /** Every statement runs through it (the traces' spans); absent: none. */
+  observeStatement?: StatementObserver;
 }
 
 /** What the client waits past the server's own statement timeout before it gives up on the connection. */
@@ -79,6 +83,11 @@ export class PgDriver implements SqlDriver {
     this.background = this.clientOver((query) => background.query(query));
   }
 
+  poolStats(): PoolStats {
+    const { totalCount, idleCount, waitingCount } = this.pool;
+    return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount };
+  }
+
   /** `pool`, its connections counted in `open` while they are. */
   private tracked(pool: pg.Pool): pg.Pool {
     pool.on('connect', (client) => this.open.add(client));
@@ -96,6 +105,11 @@ export class PgDriver implements SqlDriver {
 
   /** Statements through `send` (a pool, or one connection), named as `statements` says, their errors translated. */
   private clientOver(send: (query: string | pg.QueryConfig) => Promise<pg.QueryResult>): SqlClient {
+    const observe = this.options.observeStatement;
+    if (observe) {
+      const sent = send;
+      send = (query) => observe(typeof query === 'string' ? query : query.text, () => sent(query));
+    }
     return {
       query: async <R extends object>(text: string, params?: readonly unknown[]) =>
         (await send(this.statements.config(text, params)).catch(rethrowTranslated)).rows as R[],

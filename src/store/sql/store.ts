@@ -11,7 +11,7 @@ import type { WebhookRecord } from '../../model/webhook.ts';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
-import type { ChangeOptions, Collections, Store } from '../store.ts';
+import type { ChangeOptions, Collections, Store, StoreStats } from '../store.ts';
 import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection } from './collection.ts';
@@ -111,6 +111,8 @@ export class SqlStore implements Store {
   readonly streamLog: StreamLog;
   readonly deliveries: DeliveryLog;
   private readonly scope: TransactionScope;
+  /** Transactions run again after a conflict (`stats`). */
+  private conflictRetries = 0;
 
   /** `checkNesting`: refuse a transaction opened inside another (`TransactionScope`). */
   constructor(
@@ -144,6 +146,11 @@ export class SqlStore implements Store {
     return this.driver.kind;
   }
 
+  stats(): StoreStats {
+    const pool = this.driver.poolStats?.();
+    return pool ? { conflictRetries: this.conflictRetries, pool } : { conflictRetries: this.conflictRetries };
+  }
+
   /** The database answers, and still holds the service's tables (not dropped and made again under it). */
   async ping(): Promise<void> {
     await this.driver.query('SELECT 1 FROM schema_migrations LIMIT 1');
@@ -167,6 +174,7 @@ export class SqlStore implements Store {
           );
         } catch (error) {
           if (attempt >= ATTEMPTS || !isConflict(error)) throw error;
+          this.conflictRetries++;
           // A random pause, longer after each conflict, so that the transactions that collided do not meet again.
           await setTimeout(Math.random() * Math.min(2 ** attempt, 50));
         }

@@ -39,12 +39,22 @@ export async function attempt(c: AttemptContext, flight: InFlight): Promise<void
       return await record(c, cancelledOutcome(row, admitted.reason, started, queuedMs));
     }
     const hook = admitted.webhook;
+    tellAttempted(c, row, started);
     const result = c.prechecks.of(hook.url) ?? (await send(c, row, hook));
     c.slots.free(flight, result.outcome !== 'timeout');
     if (result.outcome === 'aborted' && c.closed) return void c.cut.push(row.id); // given back at close
     await settle(c, row, hook, result, queuedMs);
   } catch (err) {
     c.s.log.error({ err, webhookId: row.webhookId, eventId: row.eventId }, 'webhook delivery bookkeeping failed');
+  }
+}
+
+/** Tells the observer an attempt is made; one that throws is logged, no more. */
+function tellAttempted(c: AttemptContext, row: StoredDelivery, started: Date): void {
+  try {
+    c.observer?.attempted?.(row, started);
+  } catch (err) {
+    c.s.log.error({ err, webhookId: row.webhookId }, 'webhook delivery observer failed');
   }
 }
 
