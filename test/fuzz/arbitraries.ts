@@ -100,6 +100,7 @@ export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/docs/static/swagger-initializer.js' },
   { method: 'GET', pattern: '/docs/static/:raw' },
   { method: 'GET', pattern: '/api/session' },
+  { method: 'GET', pattern: '/metrics' },
   // The web app: its page at each of its own paths (`/` is the index above), its built assets by name.
   ...VIEW_PATHS.filter((path) => path !== '/').map((path) => ({
     method: 'GET' as const,
