@@ -187,3 +187,29 @@ test('the theme follows the system, and a chosen one is kept in this browser', o
   await theme.selectOption('system');
   assert.equal(await background(), 'rgb(20, 23, 28)');
 });
+
+test(
+  'the whole activity log pages 50 at a time: Load more follows the cursor the service sends',
+  options,
+  async (t) => {
+    const server = await startServer(t);
+    const project = await server.project('Busy');
+    for (let i = 0; i < 55; i++) await server.task(project.id, `Paged ${String(i).padStart(2, '0')}`);
+    const { page } = await openPage(t, server, { path: '/activity', name: 'alice' });
+    const feed = page.locator('.activity-list');
+    await feed.getByText(`Created task 'Paged 54'`).waitFor();
+    assert.equal(await feed.getByRole('listitem').count(), 50);
+    const asked: string[] = [];
+    page.on('request', (request) => asked.push(request.url()));
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await eventually(async () => assert.ok((await feed.getByRole('listitem').count()) > 50));
+    assert.ok(
+      asked.some((url) => new URL(url).pathname === '/api/activity-log' && new URL(url).searchParams.has('cursor')),
+      asked.join('\n'),
+    );
+    // Every entry once: the seeded ten, the project and the 55 tasks.
+    const texts = await feed.getByRole('listitem').allInnerTexts();
+    assert.equal(new Set(texts).size, texts.length);
+    await feed.getByText(`Created task 'Paged 00'`).waitFor();
+  },
+);

@@ -2,9 +2,9 @@
  * An activity feed: who did what to which record, newest first, 50 at a time, filtered by actor, kind of record and
  * dates (kept in the address), with the entries of new changes added at the top as they happen.
  *
- * The whole log pages with the `Link` the service sends. A project's feed is the entries about the project, its tasks
- * and its milestones: the log has no project filter, so it asks for those records' ids (`resourceId[in]`, 50 ids a
- * request) and merges the answers, each page ending where the last one did.
+ * The whole log pages with `limit` and the cursor of the `Link` the service sends. A project's feed is the entries
+ * about the project, its tasks and its milestones: the log has no project filter, so it asks for those records' ids
+ * (`resourceId[in]`, 50 ids a request) and merges the answers, each page going on from the last one's oldest time.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, pages, query } from '../api.ts';
@@ -28,8 +28,14 @@ interface Filters {
   until: string;
 }
 
-/** One page of entries older than `before` (inclusive, duplicates dropped by the caller). */
-type Source = (filters: Filters, before: string | null) => Promise<ActivityEntry[]>;
+/** A page of entries, and where the next one starts (null: there is none). */
+interface Page {
+  readonly entries: ActivityEntry[];
+  readonly next: string | null;
+}
+
+/** The first page (`after` null), or the one after `after`, a previous page's `next`. */
+type Source = (filters: Filters, after: string | null) => Promise<Page>;
 
 /** The filters as the log takes them: a date range covers whole days. */
 const params = (f: Filters, before: string | null) => ({
@@ -40,8 +46,12 @@ const params = (f: Filters, before: string | null) => ({
   limit: PAGE,
 });
 
-const wholeLog: Source = async (f, before) =>
-  (await api<{ data: ActivityEntry[] }>('GET', `/api/activity-log${query(params(f, before))}`)).data.data;
+const NEXT = /<([^>]+)>;\s*rel="next"/;
+
+const wholeLog: Source = async (f, after) => {
+  const answer = await api<{ data: ActivityEntry[] }>('GET', after ?? `/api/activity-log${query(params(f, null))}`);
+  return { entries: answer.data.data, next: NEXT.exec(answer.headers.get('link') ?? '')?.[1] ?? null };
+};
 
 /** A project's entries: its own, its tasks' and its milestones'. */
 function projectLog(projectId: string): Source {
@@ -67,10 +77,12 @@ function projectLog(projectId: string): Source {
         ),
       ),
     );
-    return answers
+    const entries = answers
       .flatMap((a) => a.data.data)
       .sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0))
       .slice(0, PAGE);
+    // The next page goes on from this one's oldest time (inclusive: the caller drops what it has seen).
+    return { entries, next: entries.length === PAGE ? entries.at(-1)!.timestamp : null };
   };
 }
 
@@ -85,6 +97,7 @@ export function ActivityFeed({ projectId }: { projectId?: string }) {
   const key = JSON.stringify(filters);
   const source = useRef<Source>(projectId ? projectLog(projectId) : wholeLog);
   const [entries, setEntries] = useState<ActivityEntry[] | null>(null);
+  const next = useRef<string | null>(null);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -92,8 +105,9 @@ export function ActivityFeed({ projectId }: { projectId?: string }) {
   const load = useCallback(async () => {
     try {
       const first = await source.current(filters, null);
-      setEntries(first);
-      setMore(first.length === PAGE);
+      setEntries(first.entries);
+      next.current = first.next;
+      setMore(first.next !== null);
       setError(null);
     } catch (err) {
       setError(describe(err));
@@ -107,14 +121,14 @@ export function ActivityFeed({ projectId }: { projectId?: string }) {
   }, [load]);
 
   const loadMore = async () => {
-    const last = entries?.at(-1);
-    if (!last) return;
+    if (!entries || next.current === null) return;
     try {
-      const page = await source.current(filters, last.timestamp);
-      const seen = new Set(entries!.map((e) => e.id));
-      const fresh = page.filter((e) => !seen.has(e.id));
-      setEntries([...entries!, ...fresh]);
-      setMore(fresh.length > 0 && page.length === PAGE);
+      const page = await source.current(filters, next.current);
+      const seen = new Set(entries.map((e) => e.id));
+      const fresh = page.entries.filter((e) => !seen.has(e.id));
+      setEntries([...entries, ...fresh]);
+      next.current = fresh.length > 0 ? page.next : null;
+      setMore(next.current !== null);
     } catch (err) {
       setError(describe(err));
     }
@@ -130,7 +144,7 @@ export function ActivityFeed({ projectId }: { projectId?: string }) {
           (first) =>
             setEntries((list) => {
               const seen = new Set((list ?? []).map((e) => e.id));
-              const fresh = first.filter((e) => !seen.has(e.id));
+              const fresh = first.entries.filter((e) => !seen.has(e.id));
               return fresh.length === 0 ? list : [...fresh, ...(list ?? [])];
             }),
           () => {},
