@@ -74,6 +74,49 @@ export interface Store extends Collections {
   close(): Promise<void>;
   /** What the store counts of its own work, read when the metrics are scraped; absent: nothing (memory). */
   stats?(): StoreStats;
+  /**
+   * Runs `work` over one consistent, read-only view of every record (an export): what it reads is the store as it
+   * was at one instant, while writes go on beside it (the SQL stores: one `REPEATABLE READ, READ ONLY` transaction;
+   * memory: the records as the last committed change left them). Resolves with `work`'s result once it is done.
+   */
+  snapshot<R>(work: (snapshot: Snapshot) => Promise<R>): Promise<R>;
+  /**
+   * Loads records in one transaction (an import): `work` writes them through `tx` (inserts and appends only; a
+   * store may send them in bulk, bounded in memory). The store must hold no record: when it holds one, it rejects
+   * with `StoreNotEmptyError` and changes nothing, unless `replace`, which empties it first in the same transaction
+   * (every record, the webhook deliveries, the event stream's log: a client resuming it is told to start over).
+   * All or nothing, as `transaction`; afterwards the store counts as seeded (a start does not load the samples).
+   */
+  load<R>(work: (tx: Collections) => Promise<R>, options?: LoadOptions): Promise<R>;
+}
+
+export interface LoadOptions {
+  /** Empty a store that holds records first, rather than refusing it. */
+  readonly replace?: boolean;
+}
+
+/** The kinds of record a snapshot reads, each with its record's type. */
+export interface SnapshotRecords {
+  teams: Team;
+  projects: Project;
+  milestones: Milestone;
+  tasks: Task;
+  comments: Comment;
+  timeEntries: TimeEntry;
+  webhooks: WebhookRecord;
+  notifications: Notification;
+  activity: ActivityEntry;
+  tokens: TokenRecord;
+}
+
+/** A consistent read-only view of the store (`Store.snapshot`), valid while its `work` runs. */
+export interface Snapshot {
+  /**
+   * Every record of one kind, a part at a time (so that millions are never held at once): in creation order; the
+   * activity log oldest first (equal timestamps in the order appended), the order in which appending them again
+   * keeps it.
+   */
+  read<K extends keyof SnapshotRecords>(kind: K): AsyncIterable<readonly SnapshotRecords[K][]>;
 }
 
 /** A SQL store's counters and gauges, cheap to read. */
@@ -89,6 +132,14 @@ export interface PoolStats {
   readonly idle: number;
   /** Requests waiting for a connection. */
   readonly waiting: number;
+}
+
+/** `load` found records in a store it was not asked to replace; nothing was changed. */
+export class StoreNotEmptyError extends Error {
+  constructor() {
+    super('the store holds records already: load into an empty store, or replace what it holds');
+    this.name = 'StoreNotEmptyError';
+  }
 }
 
 /** `transaction` called inside a transaction. */

@@ -20,6 +20,7 @@ import {
   webhook,
 } from './records.ts';
 import { queryContract } from './query-contract.ts';
+import { loadContract } from './load-contract.ts';
 
 /** How a test file gives the contract its store. */
 export interface StoreHarness {
@@ -311,6 +312,7 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
     });
 
     queryContract(() => store);
+    loadContract(() => store);
 
     describe('activity log', () => {
       test('newest first; equal timestamps: last appended first; out-of-order appends are placed by time', async () => {

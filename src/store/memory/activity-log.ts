@@ -50,6 +50,19 @@ export class MemoryActivityLog<T extends ActivityRecord> implements ActivityLog<
     this.add(entry);
   }
 
+  /** Every entry kept now, oldest first (equal timestamps in the order appended): a snapshot of the log. */
+  entries(): T[] {
+    return this.all.slice(this.dropped);
+  }
+
+  /** Removes every entry; answers them oldest first, for a rollback to append again. */
+  clear(): T[] {
+    const gone = this.entries();
+    for (let i = gone.length - 1; i >= 0; i--) this.remove(gone[i]!, undefined);
+    this.trim();
+    return gone;
+  }
+
   /**
    * Appends `entry`; answers what was dropped to stay within `max` (`entry` itself when it is older than every
    * entry kept), for a rollback to undo.

@@ -48,6 +48,11 @@ export class MemoryCollection<T extends Entity> implements Collection<T> {
     return this.ranks.size;
   }
 
+  /** Every record now, in insertion order: a snapshot, since a write stores a new object rather than change one. */
+  records(): T[] {
+    return this.slots.filter((r) => r !== undefined);
+  }
+
   async list(filter: Filter<T> = {}): Promise<T[]> {
     const conditions = Object.entries(filter).filter(([, v]) => v !== undefined) as [keyof T, unknown][];
     if (conditions.length === 0) return this.slots.filter((r) => r !== undefined);

@@ -10,7 +10,14 @@ import { type TimeEntry, TimeEntryList } from '../../model/time-entry.ts';
 import { TokenList, type TokenRecord } from '../../model/token.ts';
 import { type WebhookRecord, WebhookList } from '../../model/webhook.ts';
 import { TransactionScope } from '../scope.ts';
-import type { Collections, Store } from '../store.ts';
+import {
+  StoreNotEmptyError,
+  type Collections,
+  type LoadOptions,
+  type Snapshot,
+  type SnapshotRecords,
+  type Store,
+} from '../store.ts';
 import type { StreamLog } from '../types.ts';
 import { MemoryActivityLog } from './activity-log.ts';
 import { MemoryCollection } from './collection.ts';
@@ -62,39 +69,85 @@ export class MemoryStore implements Store {
   }
 
   transaction<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+    return this.inTurn(() => this.atomically(work));
+  }
+
+  /**
+   * Takes the records as the last committed change left them, in its turn among the writers (so no change is seen
+   * half done), then lets the writers go on while `work` reads them: records are immutable values, so the arrays
+   * taken are the snapshot.
+   */
+  async snapshot<R>(work: (snapshot: Snapshot) => Promise<R>): Promise<R> {
+    const taken = await this.inTurn(async () => ({
+      teams: this.teams.records(),
+      projects: this.projects.records(),
+      milestones: this.milestones.records(),
+      tasks: this.tasks.records(),
+      comments: this.comments.records(),
+      timeEntries: this.timeEntries.records(),
+      webhooks: this.webhooks.records(),
+      notifications: this.notifications.records(),
+      activity: this.activity.entries(),
+      tokens: this.tokens.records(),
+    }));
+    return work({
+      read: <K extends keyof SnapshotRecords>(kind: K) => inParts(taken[kind] as SnapshotRecords[K][]),
+    });
+  }
+
+  load<R>(work: (tx: Collections) => Promise<R>, options: LoadOptions = {}): Promise<R> {
+    return this.inTurn(() =>
+      this.atomically(async (tx, undo) => {
+        const counts = await Promise.all(this.holders().map((h) => h.count()));
+        if (counts.some((n) => n > 0)) {
+          if (!options.replace) throw new StoreNotEmptyError();
+          for (const kind of RECORD_KINDS) await tx[kind].deleteWhere({});
+          const gone = this.activity.clear();
+          undo.step(() => gone.forEach((entry) => this.activity.add(entry)));
+        }
+        return work(tx);
+      }),
+    );
+  }
+
+  /** Runs `run` after every change before it, as the only one running (a transaction's turn). */
+  private inTurn<R>(run: () => Promise<R>): Promise<R> {
     try {
       this.scope.assertOutside();
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    const run = this.tail.then(() => this.scope.run(() => this.atomically(work)));
-    this.tail = run.catch(() => undefined);
-    return run;
+    const turn = this.tail.then(() => this.scope.run(run));
+    this.tail = turn.catch(() => undefined);
+    return turn;
   }
 
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
 
-  private async atomically<R>(work: (tx: Collections) => Promise<R>): Promise<R> {
+  private async atomically<R>(work: (tx: Collections, undo: UndoLog) => Promise<R>): Promise<R> {
     const undo = new UndoLog();
     const holders = this.holders();
     for (const h of holders) h.hold(true);
     try {
-      return await work({
-        projects: undo.collection(this.projects),
-        tasks: undo.collection(this.tasks),
-        teams: undo.collection(this.teams),
-        comments: undo.collection(this.comments),
-        milestones: undo.collection(this.milestones),
-        timeEntries: undo.collection(this.timeEntries),
-        webhooks: undo.collection(this.webhooks),
-        notifications: undo.collection(this.notifications),
-        activity: undo.activityLog(this.activity),
-        tokens: undo.collection(this.tokens),
-        streamLog: this.streamLog,
-        deliveries: undo.deliveryLog(this.deliveries),
-      });
+      return await work(
+        {
+          projects: undo.collection(this.projects),
+          tasks: undo.collection(this.tasks),
+          teams: undo.collection(this.teams),
+          comments: undo.collection(this.comments),
+          milestones: undo.collection(this.milestones),
+          timeEntries: undo.collection(this.timeEntries),
+          webhooks: undo.collection(this.webhooks),
+          notifications: undo.collection(this.notifications),
+          activity: undo.activityLog(this.activity),
+          tokens: undo.collection(this.tokens),
+          streamLog: this.streamLog,
+          deliveries: undo.deliveryLog(this.deliveries),
+        },
+        undo,
+      );
     } catch (error) {
       undo.rollBack();
       throw error;
@@ -104,7 +157,7 @@ export class MemoryStore implements Store {
   }
 
   /** What a transaction holds while it runs: every collection and the log. */
-  private holders(): { hold(on: boolean): void }[] {
+  private holders(): { hold(on: boolean): void; count(): Promise<number> }[] {
     return [
       this.projects,
       this.tasks,
@@ -118,6 +171,26 @@ export class MemoryStore implements Store {
       this.activity,
     ];
   }
+}
+
+/** The collections of records (the activity log aside), children before parents: the order to empty them in. */
+const RECORD_KINDS = [
+  'notifications',
+  'timeEntries',
+  'comments',
+  'tasks',
+  'milestones',
+  'projects',
+  'teams',
+  'webhooks',
+  'tokens',
+] as const;
+
+/** How many records a snapshot's part holds. */
+const PART = 5_000;
+
+async function* inParts<T>(records: readonly T[]): AsyncIterable<readonly T[]> {
+  for (let i = 0; i < records.length; i += PART) yield records.slice(i, i + PART);
 }
 
 /** The fields a resource's `q` searches, as the collection of its records keeps them. */

@@ -33,6 +33,11 @@ export class UndoLog {
     });
   }
 
+  /** Notes how to undo a write made outside the views (emptying a log). */
+  step(undo: Step): void {
+    this.steps.push(undo);
+  }
+
   /** Undoes every write, newest first. */
   rollBack(): void {
     while (this.steps.length > 0) this.steps.pop()!();

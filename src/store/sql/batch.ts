@@ -100,12 +100,22 @@ export async function readFrom<R extends object>(
  */
 export class WriteBatch implements SqlClient {
   private pending: RowInsert[] = [];
+  private pendingRows = 0;
   private sending: Promise<void> = Promise.resolve();
 
-  constructor(private readonly client: SqlClient) {}
+  /**
+   * `bound`: at most this many rows are held back; the insert that reaches it sends them and waits until they are
+   * done (a bulk load, which then holds a bounded part of what it loads). Default: no bound (a change's few rows).
+   */
+  constructor(
+    private readonly client: SqlClient,
+    private readonly bound = Infinity,
+  ) {}
 
-  defer(insert: RowInsert): void {
+  defer(insert: RowInsert): void | Promise<void> {
     this.pending.push(insert);
+    this.pendingRows += insert.rows.length;
+    if (this.pendingRows >= this.bound) return this.flush();
   }
 
   /**
@@ -116,6 +126,7 @@ export class WriteBatch implements SqlClient {
     if (this.pending.length > 0) {
       const statements = insertStatements(this.pending);
       this.pending = [];
+      this.pendingRows = 0;
       this.sending = Promise.all([
         this.sending,
         ...statements.map(({ text, params }) => this.client.query(text, params)),

@@ -54,6 +54,17 @@ export interface SqlDriver extends SqlClient {
 
 export interface TransactionOptions {
   readonly serializable?: boolean;
+  /**
+   * A consistent read-only view (an export): `REPEATABLE READ, READ ONLY`, so that every statement of `work` sees
+   * the database as its first one did, whatever commits meanwhile.
+   */
+  readonly snapshot?: boolean;
+}
+
+/** The first statement of a transaction with these options. */
+export function beginStatement(options: TransactionOptions): string {
+  if (options.snapshot) return 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY';
+  return options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN';
 }
 
 /** Socket errors that mean the server cannot be reached. */

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { PoolStats } from '../store.ts';
 import {
+  beginStatement,
   rethrowTranslated,
   StartedStatements,
   translateError,
@@ -132,7 +133,7 @@ export class PgDriver implements SqlDriver {
       // The pool's connections pipeline (`pipeline`): BEGIN is not waited for, so it goes out with the first
       // statement of `work`, and COMMIT with the statements `work` left on their way (its batched rows). Two round
       // trips fewer per transaction; a statement that failed still fails the transaction (`started`).
-      client.exec(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN').catch(ignore);
+      client.exec(beginStatement(options)).catch(ignore);
       const result = await work(client);
       await Promise.all([client.exec('COMMIT'), started.settled()]);
       connection.off('error', ignore);

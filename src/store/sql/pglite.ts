@@ -1,7 +1,13 @@
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { rethrowTranslated, StartedStatements, type SqlClient, type SqlDriver } from './driver.ts';
+import {
+  rethrowTranslated,
+  StartedStatements,
+  type SqlClient,
+  type SqlDriver,
+  type TransactionOptions,
+} from './driver.ts';
 import { holdFolder } from './folder-lock.ts';
 
 /** What a data folder may hold besides the database's own files: this service's lock, hidden files, `lost+found`. */
@@ -97,9 +103,11 @@ export class PgliteDriver implements SqlDriver {
     await this.db.exec(script).catch(rethrowTranslated);
   }
 
-  transaction<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
+  /** One connection: transactions run one at a time, so only a snapshot's read-only view needs saying. */
+  transaction<R>(work: (client: SqlClient) => Promise<R>, options: TransactionOptions = {}): Promise<R> {
     return this.db
       .transaction(async (tx) => {
+        if (options.snapshot) await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         const started = new StartedStatements();
         const result = await work({
           query: async <T extends object>(text: string, params?: readonly unknown[]) =>

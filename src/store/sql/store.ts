@@ -11,15 +11,24 @@ import type { WebhookRecord } from '../../model/webhook.ts';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
 import { seedInto } from '../seed.ts';
-import type { ChangeOptions, Collections, Store, StoreStats } from '../store.ts';
+import {
+  StoreNotEmptyError,
+  type ChangeOptions,
+  type Collections,
+  type LoadOptions,
+  type Snapshot,
+  type Store,
+  type StoreStats,
+} from '../store.ts';
 import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
 import { SqlActivityLog, SqlCollection } from './collection.ts';
 import { TableSql } from './table-sql.ts';
-import { PRUNED, SqlStreamLog } from './stream-log.ts';
+import { SqlStreamLog } from './stream-log.ts';
 import { SqlDeliveryLog } from './deliveries.ts';
 import type { DeliveryLog } from '../outbox.ts';
-import { LOCK, RECORD_TABLES, TABLES } from './tables.ts';
+import { LOCK, TABLES } from './tables.ts';
+import { emptyTables, holdsRecords, markSeeded, snapshotOn } from './bulk.ts';
 import { WriteBatch } from './batch.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
@@ -44,6 +53,9 @@ function collectionsOn(db: SqlClient, driver?: SqlDriver): Collections {
     deliveries: new SqlDeliveryLog(db, driver),
   };
 }
+
+/** How many rows a bulk load holds back before it sends them (a few multi-row INSERTs' worth). */
+const BULK_ROWS = 10_000;
 
 /** How many times a transaction is run before a conflict with concurrent ones is reported (503). */
 const ATTEMPTS = 20;
@@ -189,33 +201,53 @@ export class SqlStore implements Store {
    * it loaded them.
    */
   async seed(options: { reset?: boolean } = {}): Promise<boolean> {
+    return this.underSeedLock(async (client) => {
+      const batch = new WriteBatch(client);
+      if (options.reset) {
+        await emptyTables(client);
+      } else {
+        const [state] = await client.query<{ seeded: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded`,
+        );
+        if (state!.seeded || (await holdsRecords(client))) return false;
+      }
+      await seedInto(collectionsOn(batch));
+      await batch.flush();
+      await markSeeded(client);
+      return true;
+    });
+  }
+
+  /** One `REPEATABLE READ, READ ONLY` transaction, its records read through cursors (bulk.ts). */
+  snapshot<R>(work: (snapshot: Snapshot) => Promise<R>): Promise<R> {
+    this.scope.assertOutside();
+    return this.scope.run(() => this.driver.transaction((client) => work(snapshotOn(client)), { snapshot: true }));
+  }
+
+  /**
+   * Under the seeding lock, so that no instance seeds meanwhile. The rows go out in multi-row INSERTs of a few
+   * thousand, each waited for before more are taken (`BULK_ROWS`): memory stays bounded however many are loaded.
+   */
+  load<R>(work: (tx: Collections) => Promise<R>, options: LoadOptions = {}): Promise<R> {
+    return this.underSeedLock(async (client) => {
+      if (await holdsRecords(client)) {
+        if (!options.replace) throw new StoreNotEmptyError();
+        await emptyTables(client);
+      }
+      const batch = new WriteBatch(client, BULK_ROWS);
+      const result = await work(collectionsOn(batch));
+      await batch.flush();
+      await markSeeded(client);
+      return result;
+    });
+  }
+
+  private underSeedLock<R>(work: (client: SqlClient) => Promise<R>): Promise<R> {
     this.scope.assertOutside();
     return this.scope.run(() =>
       this.driver.transaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK.namespace, LOCK.seed]);
-        const batch = new WriteBatch(client);
-        const tx = collectionsOn(batch);
-        if (options.reset) {
-          // The event stream too: a client resuming from before the reset is told to start over (`stream.reset`).
-          await client.query(
-            `TRUNCATE ${RECORD_TABLES.join(', ')}, webhook_deliveries, stream_events RESTART IDENTITY`,
-          );
-          // Every event from now on is kept: the position before any event is one to resume from again.
-          await client.query('DELETE FROM store_state WHERE key = $1', [PRUNED]);
-        } else {
-          const [state] = await client.query<{ seeded: boolean; empty: boolean }>(
-            `SELECT EXISTS (SELECT 1 FROM store_state WHERE key = 'seeded') AS seeded, ` +
-              `NOT (${RECORD_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(' OR ')}) AS empty`,
-          );
-          if (state!.seeded || !state!.empty) return false;
-        }
-        await seedInto(tx);
-        await batch.flush();
-        await client.query(
-          `INSERT INTO store_state (key, value) VALUES ('seeded', $1) ON CONFLICT (key) DO UPDATE SET value = $1`,
-          [new Date().toISOString()],
-        );
-        return true;
+        return work(client);
       }),
     );
   }
