@@ -45,7 +45,7 @@ export async function testStore(kind: StoreKind = storeKind()): Promise<Store> {
     kind: driver.kind,
     query: (text, params) => driver.query(text, params),
     exec: (script) => driver.exec(script),
-    transaction: (work) => driver.transaction(work),
+    transaction: (work, options) => driver.transaction(work, options),
     async close() {
       if (closed) return;
       closed = true;
