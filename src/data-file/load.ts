@@ -35,13 +35,10 @@ export async function loadDataFile(tx: Collections, path: string, options: LoadO
   return counts;
 }
 
-/** The collections of the file in the order they come (a collection named twice, twice). */
+/** The collections of the file in the order they come (a collection named twice, twice), read without a record. */
 async function fileOrder(path: string): Promise<CollectionName[]> {
   const order: CollectionName[] = [];
-  for await (const { collection } of readDataFile(path, { only: new Set() })) {
-    if (order.at(-1) !== collection) order.push(collection);
-  }
-  // Empty collections yield nothing; that changes no order.
+  for await (const _ of readDataFile(path, { only: new Set(), onCollection: (c) => order.push(c) }));
   return order;
 }
 

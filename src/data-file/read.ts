@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 import { verifyFile } from 'stream-json/file/verifier.js';
@@ -37,6 +37,8 @@ export interface ReadOptions {
   onProblem?: (problem: Problem) => void;
   /** Told each header field (`format`, `exportedAt`, `secrets`) as the file has it. */
   onHeader?: (key: (typeof HEADER_KEYS)[number], value: unknown) => void;
+  /** Told each collection as its array begins, in file order (a collection named twice, twice). */
+  onCollection?: (collection: CollectionName) => void;
   /** Only the records of these collections are built; the others are skipped as they are read. */
   only?: ReadonlySet<CollectionName>;
 }
@@ -54,11 +56,8 @@ export async function* readDataFile(path: string, options: ReadOptions = {}): As
     ((p: Problem) => {
       throw new DataFileError(p);
     });
-  try {
-    if ((await stat(path)).isDirectory()) return report({ place: '', message: 'is a folder, not a file', fatal: true });
-  } catch (error) {
-    return report({ place: '', message: unreadable(error), fatal: true });
-  }
+  const cannot = await unreadable(path);
+  if (cannot) return report(cannot);
   const input = createReadStream(path);
   const stream = input.pipe(parser.asStream({ streamValues: false }));
   input.on('error', (error) => stream.destroy(error));
@@ -96,6 +95,7 @@ export async function* readDataFile(path: string, options: ReadOptions = {}): As
         await skip(start, next);
         report({ place: key, message: 'must be an array of records' });
       } else {
+        options.onCollection?.(key);
         const wanted = options.only === undefined || options.only.has(key);
         let index = 0;
         for (let item = await next(); item && item.name !== 'endArray'; item = await next(), index++) {
@@ -154,10 +154,23 @@ async function drain(next: () => Promise<Token | undefined>): Promise<void> {
   while ((await next()) !== undefined);
 }
 
-/** Why a file cannot be opened, in words. */
-function unreadable(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
-  if (code === 'ENOENT') return 'cannot be read: no such file';
-  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read: permission denied';
-  return `cannot be read: ${code ?? message}`;
+/** Why the file cannot be read, in words; undefined when it can. */
+export async function unreadable(path: string): Promise<Problem | undefined> {
+  try {
+    const handle = await open(path, 'r');
+    const isFile = (await handle.stat()).isFile();
+    await handle.close();
+    return isFile ? undefined : { place: '', message: 'cannot be read: it is not a file', fatal: true };
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is not a file'
+            : (code ?? message);
+    return { place: '', message: `cannot be read: ${why}`, fatal: true };
+  }
 }

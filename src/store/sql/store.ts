@@ -10,7 +10,7 @@ import type { TokenRecord } from '../../model/token.ts';
 import type { WebhookRecord } from '../../model/webhook.ts';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
-import { seedInto } from '../seed.ts';
+import { seedInto, type Seeder } from '../seed.ts';
 import type { ChangeOptions, Collections, Store, StoreStats } from '../store.ts';
 import type { ActivityLog, Collection, StreamLog } from '../types.ts';
 import { isConflict, type SqlClient, type SqlDriver } from './driver.ts';
@@ -183,12 +183,12 @@ export class SqlStore implements Store {
   }
 
   /**
-   * Loads the sample records when the store has never been seeded and holds no record; with `reset`, first
-   * empties every table (the sample records come back, the webhooks with fresh secrets). One transaction under
+   * Loads the sample records (or `seeder`'s) when the store has never been seeded and holds no record; with
+   * `reset`, first empties every table (the records come back, the webhooks with fresh secrets). One transaction under
    * an advisory lock: of two instances starting together, one seeds and the other finds it done. Answers whether
    * it loaded them.
    */
-  async seed(options: { reset?: boolean } = {}): Promise<boolean> {
+  async seed(options: { reset?: boolean; seeder?: Seeder } = {}): Promise<boolean> {
     this.scope.assertOutside();
     return this.scope.run(() =>
       this.driver.transaction(async (client) => {
@@ -209,7 +209,7 @@ export class SqlStore implements Store {
           );
           if (state!.seeded || !state!.empty) return false;
         }
-        await seedInto(tx);
+        await (options.seeder ?? seedInto)(tx);
         await batch.flush();
         await client.query(
           `INSERT INTO store_state (key, value) VALUES ('seeded', $1) ON CONFLICT (key) DO UPDATE SET value = $1`,
