@@ -5,7 +5,8 @@
 //             down as values)
 //   edge      src/http (the edge's toolkit: it imports no resource, stream or web app), src/resources, src/stream,
 //             src/web (serves the browser app), src/metrics (the Prometheus metrics), src/tracing
-//             (OpenTelemetry spans)
+//             (OpenTelemetry spans), src/data-file (the data file: its format, check and loader; it may read the
+//             resources' rules)
 //   domain    src/core, src/events, and the shared src/errors.ts, src/schemas
 //   store     src/store
 //   model     src/model (imports nothing else of the project)
@@ -87,6 +88,12 @@ module.exports = {
       'src/tracing (OpenTelemetry spans) imports http and the layers below, never a resource, the stream, the web app, the metrics or delivery: the entry wires it.',
       '^src/tracing/',
       outside('tracing/', 'http/', ...BELOW_EDGE),
+    ),
+    rule(
+      'data-file-at-the-edge',
+      "src/data-file (the data file format, its check and its loader) reads the resources' record rules, http's helpers and the layers below; the entry and the scripts use it, no resource does.",
+      '^src/data-file/',
+      outside('data-file/', 'resources/', 'http/', ...BELOW_EDGE),
     ),
     rule(
       'delivery-imports-store-and-model',

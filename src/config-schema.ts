@@ -174,9 +174,16 @@ export const ConfigSchema = Type.Object({
   ),
   resetData: Type.Boolean({
     description:
-      '`true`: at start, empty the durable store and load the sample records again (the seeded webhooks get new secrets). Memory always starts from them',
+      '`true`: at start, empty the durable store and load the sample records (or `SEED_FILE`) again (the seeded webhooks get new secrets). Memory always starts from them',
     default: false,
   }),
+  seedFile: Type.Optional(
+    Type.String({
+      description:
+        'A data file to start from instead of the sample records (see [Data files](data-files.md)): loaded at every start in memory, into an empty `DATA_DIR` or `DATABASE_URL` store, and on `RESET_DATA=true`. Checked whole first: a bad or unreadable file stops the start with exit 2 and one line per problem',
+      minLength: 1,
+    }),
+  ),
   dbConnectTimeoutMs: Type.Integer({
     description:
       'At start, how long the PostgreSQL server may stay unreachable (tried again and again) before the service exits 1 with one line naming its host; while running, how long opening one connection may take',

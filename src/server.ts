@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { buildApp } from './app.ts';
 import { ConfigError, inProduction, loadConfig, type Config } from './config.ts';
+import { assertReadable, SeedFileRefused, seedFromFile } from './data-file/seed-file.ts';
 import { metricsServer } from './metrics/index.ts';
 import { openStore, StoreOpenError } from './store/index.ts';
 import { checksNesting } from './store/scope.ts';
@@ -10,7 +11,8 @@ import type { Store } from './store/store.ts';
 /**
  * Starts the service: configuration, the store, the app, listening, and a graceful stop on SIGINT/SIGTERM.
  * What a user can get wrong (a bad setting, a database that does not answer, a port in use) ends the process with
- * one line on stderr, no stack: exit code 2 for the configuration, 1 for the rest.
+ * one line on stderr, no stack: exit code 2 for the configuration (a bad `SEED_FILE`: a line per problem), 1 for the
+ * rest.
  */
 async function main(): Promise<void> {
   let config: Config;
@@ -26,10 +28,12 @@ async function main(): Promise<void> {
 
   let store: Store;
   try {
+    if (config.seedFile !== undefined) await assertReadable(config.seedFile);
     store = await openStore({
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
       resetData: config.resetData,
+      ...(config.seedFile !== undefined && { seed: seedFromFile(config.seedFile) }),
       activityLogMax: config.activityLogMax,
       poolSize: config.dbPoolSize,
       connectTimeoutMs: config.dbConnectTimeoutMs,
@@ -38,6 +42,9 @@ async function main(): Promise<void> {
       ...(tracing && { observeStatement: statementSpans(tracing.tracer) }),
     });
   } catch (err) {
+    // A bad SEED_FILE is a mistake in the settings: its problems, one a line, and exit 2; nothing was loaded.
+    const refused = err instanceof StoreOpenError ? err.cause : err;
+    if (refused instanceof SeedFileRefused) fail(refused.message, 2);
     if (err instanceof StoreOpenError) fail(`cannot start: ${err.message}`, 1);
     throw err;
   }

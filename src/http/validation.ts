@@ -43,6 +43,19 @@ const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: 'all' });
 // Not 'array' coercion: a parameter given twice is an error, not silently the first value.
 const textAjv = makeAjv({ coerceTypes: true });
 
+// A stored record as a whole (a data file's): taken exactly as written, nothing coerced, defaulted or dropped; a field
+// the schema does not declare is an error when the schema closes the object.
+const recordAjv = makeAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false });
+
+/**
+ * A check of whole records against `schema`, with the same formats and the same refusal of what no store keeps as a
+ * request body: each problem as a `{ field, message }` (`field` relative to the record, `record` for itself).
+ */
+export function recordValidator(schema: object): (record: unknown) => ErrorDetail[] {
+  const validate = checkedFirst(recordAjv.compile(schema) as Validate, [unstorable]);
+  return (record) => (validate(record) ? [] : toDetails(validate.errors ?? [], 'record'));
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const text = httpPart !== 'body';
   const validate = (text ? textAjv : bodyAjv).compile(schema as object) as Validate;
@@ -193,6 +206,8 @@ function fieldOf(e: ErrorObject, part: string | undefined): string {
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty));
+  if (e.keyword === 'additionalProperties')
+    segments.push(String((e.params as { additionalProperty: string }).additionalProperty));
   let field = '';
   for (const s of segments) field += /^\d+$/.test(s) ? `[${s}]` : field ? `.${s}` : s;
   return field || (part === 'body' ? 'body' : (part ?? 'request'));
@@ -217,6 +232,8 @@ function messageOf(e: ErrorObject): string {
       return `must be at most ${String(p.limit)} characters`;
     case 'format':
       return formatMessage(String(p.format));
+    case 'additionalProperties':
+      return 'is not a field of this record';
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     default:

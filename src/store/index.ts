@@ -1,5 +1,5 @@
 import { MemoryStore } from './memory/store.ts';
-import { seed } from './seed.ts';
+import { seed, type Seeder } from './seed.ts';
 import { waitForDatabase, type SqlDriver, type StatementObserver } from './sql/driver.ts';
 import { migrate } from './sql/migrate.ts';
 import { describe, PgDriver } from './sql/pg.ts';
@@ -12,8 +12,13 @@ export interface StoreOptions {
   dataDir?: string;
   /** Keep the data in this PostgreSQL server (`postgres://…`). */
   databaseUrl?: string;
-  /** Empty a durable store and load the sample records again. */
+  /** Empty a durable store and load the sample records (or `seed`'s) again. */
   resetData?: boolean;
+  /**
+   * What fills the store instead of the sample records: at every start in memory, into a durable store that is
+   * empty and was never filled, and on `resetData` (the entry's loader of a `SEED_FILE`, checked before).
+   */
+  seed?: Seeder;
   /** The memory store's bound on the activity log (`ACTIVITY_LOG_MAX`). */
   activityLogMax?: number;
   /** Connections to the PostgreSQL server. */
@@ -37,8 +42,8 @@ export class StoreOpenError extends Error {
 }
 
 /**
- * A ready store. Neither setting: the memory store with the sample records (every start begins from them). A
- * durable store: its schema migrated, the sample records loaded if it has never been seeded (or `resetData`).
+ * A ready store. Neither setting: the memory store with the sample records, or `seed`'s (every start begins from
+ * them). A durable store: its schema migrated, the same records loaded if it has never been seeded (or `resetData`).
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const { dataDir, databaseUrl } = options;
@@ -47,7 +52,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   }
   if (dataDir === undefined && databaseUrl === undefined) {
     const store = new MemoryStore({ activityLogMax: options.activityLogMax, checkNesting: options.checkNesting });
-    await seed(store);
+    await seed(store, options.seed);
     return store;
   }
   let driver: SqlDriver | undefined;
@@ -67,7 +72,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     }
     await migrate(driver);
     const store = new SqlStore(driver, { checkNesting: options.checkNesting });
-    await store.seed({ reset: options.resetData === true });
+    await store.seed({ reset: options.resetData === true, seeder: options.seed });
     return store;
   } catch (error) {
     await driver?.close().catch(() => undefined);

@@ -10,7 +10,7 @@ import type { TokenRecord } from '../../model/token.ts';
 import type { WebhookRecord } from '../../model/webhook.ts';
 import { setTimeout } from 'node:timers/promises';
 import { TransactionScope } from '../scope.ts';
-import { seedInto } from '../seed.ts';
+import { seedInto, type Seeder } from '../seed.ts';
 import {
   StoreNotEmptyError,
   type ChangeOptions,
@@ -195,14 +195,14 @@ export class SqlStore implements Store {
   }
 
   /**
-   * Loads the sample records when the store has never been seeded and holds no record; with `reset`, first
-   * empties every table (the sample records come back, the webhooks with fresh secrets). One transaction under
+   * Loads the sample records (or `seeder`'s) when the store has never been seeded and holds no record; with
+   * `reset`, first empties every table (the records come back, the webhooks with fresh secrets). One transaction under
    * an advisory lock: of two instances starting together, one seeds and the other finds it done. Answers whether
-   * it loaded them.
+   * it loaded them. The rows go out in bulk, as a `load`'s (a seed file may be large).
    */
-  async seed(options: { reset?: boolean } = {}): Promise<boolean> {
+  async seed(options: { reset?: boolean; seeder?: Seeder } = {}): Promise<boolean> {
     return this.underSeedLock(async (client) => {
-      const batch = new WriteBatch(client);
+      const batch = new WriteBatch(client, BULK_ROWS);
       if (options.reset) {
         await emptyTables(client);
       } else {
@@ -211,7 +211,7 @@ export class SqlStore implements Store {
         );
         if (state!.seeded || (await holdsRecords(client))) return false;
       }
-      await seedInto(collectionsOn(batch));
+      await (options.seeder ?? seedInto)(collectionsOn(batch));
       await batch.flush();
       await markSeeded(client);
       return true;

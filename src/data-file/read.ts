@@ -1,0 +1,176 @@
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { parser } from 'stream-json';
+import Assembler from 'stream-json/assembler.js';
+import { verifyFile } from 'stream-json/file/verifier.js';
+import { COLLECTIONS, FORMAT, HEADER_KEYS, isCollection, type CollectionName } from './format.ts';
+
+/** One record of a data file, where it stands: `tasks[3]` is `{ collection: 'tasks', index: 3 }`. */
+export interface FileRecord {
+  readonly collection: CollectionName;
+  readonly index: number;
+  /** The record as the file has it: not checked (checkDataFile checks it). */
+  readonly record: unknown;
+}
+
+/**
+ * Something wrong with the file as a whole or with one place of it: `place` is a path into the file
+ * (`tasks[3].projectId`, `format`) or empty for the file itself (not JSON, empty, unreadable).
+ */
+export interface Problem {
+  readonly place: string;
+  readonly message: string;
+  /** The rest of the file cannot be read (not JSON, empty, unreadable, not an object). */
+  readonly fatal?: boolean;
+}
+
+/** A data file that cannot be read, thrown when no `onProblem` is given: the problem in words, no stack to show. */
+export class DataFileError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.place ? `${problem.place}: ${problem.message}` : problem.message);
+    this.name = 'DataFileError';
+  }
+}
+
+export interface ReadOptions {
+  /** Told each problem of the file's frame (not of its records); without it, the first one is thrown. */
+  onProblem?: (problem: Problem) => void;
+  /** Told each header field (`format`, `exportedAt`, `secrets`) as the file has it. */
+  onHeader?: (key: (typeof HEADER_KEYS)[number], value: unknown) => void;
+  /** Told each collection as its array begins, in file order (a collection named twice, twice). */
+  onCollection?: (collection: CollectionName) => void;
+  /** Only the records of these collections are built; the others are skipped as they are read. */
+  only?: ReadonlySet<CollectionName>;
+}
+
+type Token = { name: string; value?: unknown };
+
+/**
+ * The records of a data file in file order, read as a stream: a file of a million tasks is never held whole, only
+ * one record at a time. What is wrong with the frame (not JSON, an empty file, not an object, an unknown top-level
+ * key, a wrong `format`) goes to `onProblem`; the records themselves are yielded unchecked.
+ */
+export async function* readDataFile(path: string, options: ReadOptions = {}): AsyncGenerator<FileRecord> {
+  const report =
+    options.onProblem ??
+    ((p: Problem) => {
+      throw new DataFileError(p);
+    });
+  const cannot = await unreadable(path);
+  if (cannot) return report(cannot);
+  const input = createReadStream(path);
+  const stream = input.pipe(parser.asStream({ streamValues: false }));
+  input.on('error', (error) => stream.destroy(error));
+  const tokens = stream[Symbol.asyncIterator]() as AsyncIterator<Token>;
+  const next = async (): Promise<Token | undefined> => {
+    const step = await tokens.next();
+    return step.done ? undefined : step.value;
+  };
+
+  let first: Token | undefined;
+  try {
+    first = await next();
+    if (first === undefined) return report({ place: '', message: 'is empty', fatal: true });
+    if (first.name !== 'startObject') {
+      await drain(next);
+      return report({
+        place: '',
+        message: `must be a JSON object: { "format": "${FORMAT}", "tasks": […], … }`,
+        fatal: true,
+      });
+    }
+    let format = false;
+    for (let token = await next(); token && token.name !== 'endObject'; token = await next()) {
+      const key = String(token.value);
+      const start = (await next())!;
+      if ((HEADER_KEYS as readonly string[]).includes(key)) {
+        const value = await assemble(start, next);
+        options.onHeader?.(key as (typeof HEADER_KEYS)[number], value);
+        if (key === 'format') format = true;
+        if (key === 'format' && value !== FORMAT) report({ place: 'format', message: `must be "${FORMAT}"` });
+      } else if (!isCollection(key)) {
+        await skip(start, next);
+        report({ place: key, message: `is not a collection; the collections are ${COLLECTIONS.join(', ')}` });
+      } else if (start.name !== 'startArray') {
+        await skip(start, next);
+        report({ place: key, message: 'must be an array of records' });
+      } else {
+        options.onCollection?.(key);
+        const wanted = options.only === undefined || options.only.has(key);
+        let index = 0;
+        for (let item = await next(); item && item.name !== 'endArray'; item = await next(), index++) {
+          if (wanted) yield { collection: key, index, record: await assemble(item, next) };
+          else await skip(item, next);
+        }
+      }
+    }
+    await drain(next);
+    if (!format) report({ place: 'format', message: `is required: "format": "${FORMAT}"` });
+  } catch (error) {
+    if (error instanceof DataFileError) throw error;
+    stream.destroy();
+    report(await syntaxProblem(path, error, first === undefined));
+  }
+}
+
+/** Where the JSON goes wrong, found again by the verifier (the parser does not say where). */
+async function syntaxProblem(path: string, error: unknown, nothingRead: boolean): Promise<Problem> {
+  try {
+    await verifyFile(path);
+  } catch (found) {
+    const { line, pos, offset } = found as { line?: number; pos?: number; offset?: number };
+    if (nothingRead && offset === (await stat(path)).size) return { place: '', message: 'is empty', fatal: true };
+    const why = String((found as Error).message ?? found)
+      .replace(/^.*?Verifier has /, 'ends too early: ')
+      .replace(/^.*?Verifier cannot parse input: /, '');
+    if (line !== undefined) return { place: `line ${line}, column ${pos}`, message: `not JSON: ${why}`, fatal: true };
+  }
+  return { place: '', message: `cannot be read: ${(error as Error).message ?? String(error)}`, fatal: true };
+}
+
+/** The value that begins with `start`, built from its tokens. */
+async function assemble(start: Token, next: () => Promise<Token | undefined>): Promise<unknown> {
+  const asm = new Assembler();
+  let token: Token | undefined = start;
+  for (;;) {
+    (asm.consume as (t: Token) => void)(token);
+    if (asm.done) return asm.current;
+    token = await next();
+    if (token === undefined) throw new Error('the file ends inside a value');
+  }
+}
+
+/** Reads past the value that begins with `start`. */
+async function skip(start: Token, next: () => Promise<Token | undefined>): Promise<void> {
+  let depth = 0;
+  for (let token: Token | undefined = start; token; token = depth > 0 ? await next() : undefined) {
+    if (token.name === 'startObject' || token.name === 'startArray') depth++;
+    else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+  }
+}
+
+/** Reads to the end (a parse error after the value still shows). */
+async function drain(next: () => Promise<Token | undefined>): Promise<void> {
+  while ((await next()) !== undefined);
+}
+
+/** Why the file cannot be read, in words; undefined when it can. */
+export async function unreadable(path: string): Promise<Problem | undefined> {
+  try {
+    const handle = await open(path, 'r');
+    const isFile = (await handle.stat()).isFile();
+    await handle.close();
+    return isFile ? undefined : { place: '', message: 'cannot be read: it is not a file', fatal: true };
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is not a file'
+            : (code ?? message);
+    return { place: '', message: `cannot be read: ${why}`, fatal: true };
+  }
+}
