@@ -32,6 +32,7 @@ import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
+import { DATA_FILE_TAG, dataFileRoutes } from './data-file/routes.ts';
 import type { StreamHub } from './stream/hub.ts';
 import { deliverySpans, tracedOutbox, traceRequests } from './tracing/index.ts';
 import { registerWebApp } from './web/index.ts';
@@ -203,6 +204,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   await registerAuth(app, (value) => services.tokens.authenticate(value), config);
   await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
     STREAM_TAG,
+    DATA_FILE_TAG,
   ]);
   // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`.
   registerWebApp(app, { auth: config.auth }, deps.webDist);
@@ -229,6 +231,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   subscribeDelivery(events, spans ? tracedOutbox(dispatcher, spans.caused) : dispatcher, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
+  dataFileRoutes(typed);
 
   if (deps.seed ?? true) await seed(store);
   app.addHook('onClose', async () => {
