@@ -6,7 +6,7 @@ import { loadConfig, type Config } from './config.ts';
 import { randomIds, type IdGenerator } from './model/ids.ts';
 import { iso, systemClock, type Clock } from './model/time.ts';
 import type { ServiceDeps } from './core/resource-service.ts';
-import { DATA_TAG, exportRoute } from './data-file/export-route.ts';
+import { exportRoute } from './data-file/export-route.ts';
 import { activityConsumer } from './events/activity.ts';
 import { EventBus } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
@@ -33,6 +33,7 @@ import { MemoryStore } from './store/memory/store.ts';
 import { seed } from './store/seed.ts';
 import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
+import { DATA_FILE_TAG, dataFileRoutes } from './data-file/routes.ts';
 import type { StreamHub } from './stream/hub.ts';
 import { deliverySpans, tracedOutbox, traceRequests } from './tracing/index.ts';
 import { registerWebApp } from './web/index.ts';
@@ -204,7 +205,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   await registerAuth(app, (value) => services.tokens.authenticate(value), config);
   await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
     STREAM_TAG,
-    DATA_TAG,
+    DATA_FILE_TAG,
   ]);
   // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`.
   registerWebApp(app, { auth: config.auth }, deps.webDist);
@@ -231,7 +232,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   subscribeDelivery(events, spans ? tracedOutbox(dispatcher, spans.caused) : dispatcher, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
-  exportRoute(typed, { store, clock }, DATA_TAG.name);
+  dataFileRoutes(typed);
+  exportRoute(typed, { store, clock }, DATA_FILE_TAG.name);
 
   if (deps.seed ?? true) await seed(store);
   app.addHook('onClose', async () => {

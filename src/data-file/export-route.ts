@@ -8,12 +8,6 @@ import { writeDataFile } from './export.ts';
 
 export const EXPORT_PATH = '/api/export';
 
-/** The tag of the data file's routes in the API document. */
-export const DATA_TAG = {
-  name: 'Data',
-  description: 'The whole store as one data file (`pm-service/1`): to back it up or move it to another store.',
-};
-
 const DESCRIPTION = `The whole store as one JSON data file (\`"format": "pm-service/1"\`): every collection in load order, each record exactly as the API shows it, the activity log oldest first. Read from one consistent snapshot while the service goes on serving, and streamed as it is read, so that a large store is never held whole. Never with secrets: no webhook \`secret\`, no \`tokens\` (\`npm run export -- --include-secrets\` writes those, on the service's machine). \`npm run import\` loads the file into an empty store; docs/backups.md says how.
 
 A store that fails while the file is being sent ends the answer early: a file cut short is not valid JSON, and \`npm run import\` refuses it.`;
