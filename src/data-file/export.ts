@@ -47,18 +47,34 @@ export async function writeDataFile(store: Store, out: Writable, options: Export
   });
 }
 
-/** A record with the fields the file holds of it, in its schema's order (whatever order the store keeps). */
+/**
+ * A record with the fields the file holds of it, in its schema's order (whatever order the store keeps). A free-form
+ * object (an activity entry's `metadata`) has its keys sorted: the SQL stores keep it as `jsonb`, which orders keys
+ * its own way, so that the same records make the same file from every store.
+ */
 function fieldsOf(
   name: CollectionName,
   secrets: boolean,
 ): (record: Record<string, unknown>) => Record<string, unknown> {
   const secret = secrets ? undefined : SECRET_FIELDS[name];
   const keys = Object.keys((COLLECTION_DEFS[name].schema as TObject).properties).filter((k) => k !== secret);
+  const free = FREE_FORM[name];
   return (record) => {
     const out: Record<string, unknown> = {};
     for (const key of keys) if (record[key] !== undefined) out[key] = record[key];
+    if (free !== undefined && out[free] !== undefined) out[free] = sortedKeys(out[free]);
     return out;
   };
+}
+
+/** The field of a collection's records that holds any JSON object. */
+const FREE_FORM: Partial<Record<CollectionName, string>> = { activityLog: 'metadata' };
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortedKeys(v)]));
 }
 
 /** Resolves when `out` takes more; rejects when it closes first. */

@@ -19,6 +19,11 @@ export interface StoreOptions {
    * empty and was never filled, and on `resetData` (the entry's loader of a `SEED_FILE`, checked before).
    */
   seed?: Seeder;
+  /**
+   * A durable store is opened as it is, never filled (`npm run export` and `npm run import`: an empty store stays
+   * empty). Default false.
+   */
+  asItIs?: boolean;
   /** The memory store's bound on the activity log (`ACTIVITY_LOG_MAX`). */
   activityLogMax?: number;
   /** Connections to the PostgreSQL server. */
@@ -72,7 +77,7 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
     }
     await migrate(driver);
     const store = new SqlStore(driver, { checkNesting: options.checkNesting });
-    await store.seed({ reset: options.resetData === true, seeder: options.seed });
+    if (!options.asItIs) await store.seed({ reset: options.resetData === true, seeder: options.seed });
     return store;
   } catch (error) {
     await driver?.close().catch(() => undefined);
