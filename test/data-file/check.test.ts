@@ -196,7 +196,7 @@ test('at most 20 lines: past 19 problems, the last line counts the rest', async 
 });
 
 test('a file written with secrets may give webhooks their secret and hold tokens', async (t) => {
-  const file = { ...tenTasks(), secrets: true };
+  const file: Record<string, any> = { ...tenTasks(), secrets: true };
   file.webhooks[0].secret = 'whsec_AbCdEf123456';
   file.tokens = [
     {

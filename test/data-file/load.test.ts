@@ -37,7 +37,7 @@ for (const { kind, skip } of kinds) {
     `[${kind}] the fixture of ten tasks loads (tasks before their projects in the file) and the API serves it`,
     { skip },
     async (t) => {
-      const file = { ...tenTasks(), activityLog: activity(4) };
+      const file: Record<string, any> = { ...tenTasks(), activityLog: activity(4) };
       const path = writeFile(tempDir(t), file);
       assert.deepEqual(await checkDataFile(path), []);
 
