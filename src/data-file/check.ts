@@ -70,6 +70,7 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
   const onHeader = (key: string, value: unknown) => {
     if (key === 'secrets' && value === true) secrets = true;
     else if (key === 'secrets' && value !== false) lines.add(key, 'must be true or false');
+    if (key === '$schema' && typeof value !== 'string') lines.add(key, 'must be a string (the URL of the schema)');
     if (key === 'exportedAt' && (typeof value !== 'string' || Number.isNaN(Date.parse(value))))
       lines.add(key, 'must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z');
   };
