@@ -213,7 +213,7 @@ export const ConfigSchema = Type.Object({
   }),
   auth: StringEnum(['none', 'token'], {
     description:
-      '`none`: no authentication, as the interface document says; `token`: every `/api` request but the health checks and the OpenAPI document needs an API token (see [Running it: for a team](running.md#for-a-team-tokens-scopes-rate-limits))',
+      '`none`: no authentication, as the interface document says; `token`: every `/api` request but the health checks, the OpenAPI document and the data file schema needs an API token (see [Running it: for a team](running.md#for-a-team-tokens-scopes-rate-limits))',
     default: 'none',
   }),
   adminToken: Type.Optional(

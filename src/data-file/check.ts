@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { recordValidator } from '../http/validation.ts';
 import { urlProblems } from '../resources/webhooks/rules.ts';
 import { COLLECTION_DEFS, COLLECTIONS, recordSchema, type CollectionName } from './format.ts';
-import { readDataFile, type Problem } from './read.ts';
+import { NOT_AN_ARRAY, readDataFile, type Problem } from './read.ts';
 
 export interface CheckOptions {
   /** How the file is named in each line; default: its base name (`fixtures.json`). */
@@ -60,13 +60,17 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
   const ids = new Map(COLLECTIONS.map((c) => [c, new Map<string, number>()]));
   let secrets = false;
   let fatal = false;
+  // Collections that are not arrays: the references into them are not checked (their one line says enough).
+  const broken = new Set<string>();
   const onProblem = (p: Problem) => {
     fatal ||= p.fatal === true;
+    if (p.message === NOT_AN_ARRAY) broken.add(p.place);
     lines.add(p.place, p.message);
   };
   const onHeader = (key: string, value: unknown) => {
     if (key === 'secrets' && value === true) secrets = true;
     else if (key === 'secrets' && value !== false) lines.add(key, 'must be true or false');
+    if (key === '$schema' && typeof value !== 'string') lines.add(key, 'must be a string (the URL of the schema)');
     if (key === 'exportedAt' && (typeof value !== 'string' || Number.isNaN(Date.parse(value))))
       lines.add(key, 'must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z');
   };
@@ -97,7 +101,7 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
     for (const ref of REFERENCES[collection] ?? []) {
       const id = row[ref.field];
       const to = ref.to(row);
-      if (typeof id !== 'string' || to === undefined || ids.get(to)!.has(id)) continue;
+      if (typeof id !== 'string' || to === undefined || broken.has(to) || ids.get(to)!.has(id)) continue;
       lines.add(`${at}.${ref.field}`, `no ${COLLECTION_DEFS[to].kind} "${id}"`);
     }
     if (!secrets && collection === 'webhooks' && 'secret' in row)

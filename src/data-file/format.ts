@@ -40,7 +40,7 @@ export const COLLECTIONS = [
 export type CollectionName = (typeof COLLECTIONS)[number];
 
 /** The top-level keys that are not collections. */
-export const HEADER_KEYS = ['format', 'exportedAt', 'secrets'] as const;
+export const HEADER_KEYS = ['$schema', 'format', 'exportedAt', 'secrets'] as const;
 
 /** A token as a file written with secrets holds it: as the API shows it, with the hash of its value. */
 export const TokenWithHash = Type.Object({
@@ -95,6 +95,11 @@ export const recordSchema = (collection: CollectionName): TSchema => closed(COLL
 /** The whole file, as a JSON Schema (served at `/api/export.schema.json`, kept in docs/export.schema.json). */
 export const DataFileSchema = Type.Object(
   {
+    $schema: Type.Optional(
+      Type.String({
+        description: 'Where an editor finds this schema (ignored by the service): `…/api/export.schema.json`',
+      }),
+    ),
     format: Type.Literal(FORMAT, { description: 'The format of the file and its version' }),
     exportedAt: Type.Optional({
       ...Timestamp,

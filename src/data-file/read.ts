@@ -45,6 +45,8 @@ export interface ReadOptions {
 
 type Token = { name: string; value?: unknown };
 
+export const NOT_AN_ARRAY = 'must be an array of records';
+
 /**
  * The records of a data file in file order, read as a stream: a file of a million tasks is never held whole, only
  * one record at a time. What is wrong with the frame (not JSON, an empty file, not an object, an unknown top-level
@@ -93,7 +95,7 @@ export async function* readDataFile(path: string, options: ReadOptions = {}): As
         report({ place: key, message: `is not a collection; the collections are ${COLLECTIONS.join(', ')}` });
       } else if (start.name !== 'startArray') {
         await skip(start, next);
-        report({ place: key, message: 'must be an array of records' });
+        report({ place: key, message: NOT_AN_ARRAY });
       } else {
         options.onCollection?.(key);
         const wanted = options.only === undefined || options.only.has(key);
@@ -119,10 +121,10 @@ async function syntaxProblem(path: string, error: unknown, nothingRead: boolean)
     await verifyFile(path);
   } catch (found) {
     const { line, pos, offset } = found as { line?: number; pos?: number; offset?: number };
-    if (nothingRead && offset === (await stat(path)).size) return { place: '', message: 'is empty', fatal: true };
-    const why = String((found as Error).message ?? found)
-      .replace(/^.*?Verifier has /, 'ends too early: ')
-      .replace(/^.*?Verifier cannot parse input: /, '');
+    const atEnd = offset === (await stat(path)).size;
+    if (nothingRead && atEnd) return { place: '', message: 'is empty', fatal: true };
+    const expected = String((found as Error).message ?? found).replace(/^.*?Verifier (has|cannot parse input:) /, '');
+    const why = atEnd ? `the file ends too soon (${expected})` : expected;
     if (line !== undefined) return { place: `line ${line}, column ${pos}`, message: `not JSON: ${why}`, fatal: true };
   }
   return { place: '', message: `cannot be read: ${(error as Error).message ?? String(error)}`, fatal: true };

@@ -290,8 +290,8 @@ requests with, so it cannot drift from what the service does.
   the examples below are taken from them.`;
 
 /** What the document adds to its introduction when the service runs with `AUTH=token`. */
-const AUTH_INFO = `- **Authentication.** This service runs with \`AUTH=token\`: every \`/api\` operation but the health checks and
-  this document needs a token, as \`Authorization: Bearer <token>\` or \`X-API-Key: <token>\` (the docs page's
+const AUTH_INFO = `- **Authentication.** This service runs with \`AUTH=token\`: every \`/api\` operation but the health checks,
+  this document and the data file's schema needs a token, as \`Authorization: Bearer <token>\` or \`X-API-Key: <token>\` (the docs page's
   "Authorize" button). Missing, unknown, revoked or expired: \`401 UNAUTHENTICATED\`; without the scope the operation
   needs (\`read\`: GET; \`write\`: other changes; \`admin\`: webhooks' changes and tokens): \`403 FORBIDDEN\`. The
   token's username is the actor of every change it makes (\`X-Actor\` is ignored).`;

@@ -67,3 +67,22 @@ test('src/web is an edge beside http; delivery reads no event; http names no web
   }
   assert.deepEqual(await violationsOf('src/web/index.ts', '../http/accept-encoding.ts'), []);
 });
+
+test('src/data-file is an edge that reads the resources; no resource, store or stream imports it', async () => {
+  const cases: [string, string, string][] = [
+    ['src/data-file/load.ts', '../stream/hub.ts', 'data-file-at-the-edge'],
+    ['src/data-file/load.ts', '../config.ts', 'settings-read-by-the-entry'],
+    ['src/resources/index.ts', '../data-file/load.ts', 'resources-beside-stream'],
+    ['src/store/seed.ts', '../data-file/load.ts', 'store-imports-model'],
+    ['src/stream/index.ts', '../data-file/format.ts', 'stream-beside-resources'],
+  ];
+  for (const [importer, imported, rule] of cases) {
+    const found = await violationsOf(importer, imported);
+    assert.ok(
+      found.some((v) => v.startsWith(`${rule}: `)),
+      `${importer} → ${imported}: ${found.join('; ')}`,
+    );
+  }
+  assert.deepEqual(await violationsOf('src/data-file/check.ts', '../resources/webhooks/rules.ts'), []);
+  assert.deepEqual(await violationsOf('src/app.ts', './data-file/routes.ts'), []);
+});

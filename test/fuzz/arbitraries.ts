@@ -50,6 +50,7 @@ export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/api/health' },
   { method: 'GET', pattern: '/api/health/ready' },
   { method: 'GET', pattern: '/api/openapi.json' },
+  { method: 'GET', pattern: '/api/export.schema.json' },
   ...crud('/api/projects', 'proj', {
     query: ProjectQuery,
     create: ProjectInput,

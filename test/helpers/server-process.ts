@@ -34,7 +34,7 @@ export interface ServerProcess {
 export interface StartOptions {
   /** Start through `npm start -- …`, as the README says and a process manager does, instead of node directly. */
   npm?: boolean;
-  /** How long `startServer` waits for the service to listen; default 20 s. */
+  /** How long `startServer` waits for the service to listen (`runUntilExit`, for it to exit); default 20 s. */
   startTimeoutMs?: number;
 }
 
@@ -82,7 +82,7 @@ export async function startServer(
 /** Runs the service with exactly `args` until it exits by itself (a start that fails): its exit code and output. */
 export async function runUntilExit(args: string[], env: Record<string, string> = {}, options: StartOptions = {}) {
   const server = spawnService(args, env, options);
-  const timer = setTimeout(() => killAll(server.child), 20_000);
+  const timer = setTimeout(() => killAll(server.child), options.startTimeoutMs ?? 20_000);
   const code = await server.exited;
   clearTimeout(timer);
   return { code, stdout: server.output(), stderr: server.errors() };

@@ -50,9 +50,16 @@ test('AUTH=token: no token, an unknown one or a malformed header is 401 UNAUTHEN
   assertError(await api.put('/api/tasks/task_001', {}, AS_ADMIN), 405, 'METHOD_NOT_ALLOWED');
 });
 
-test('AUTH=token: the health checks, the OpenAPI document, the docs page and / need no token', async (t) => {
+test('AUTH=token: the health checks, the OpenAPI document, the data file schema, the docs page and / need no token', async (t) => {
   const { app, api } = await authApp(t);
-  for (const url of ['/api/health', '/api/health/ready', '/api/openapi.json', '/', '/api/health/']) {
+  for (const url of [
+    '/api/health',
+    '/api/health/ready',
+    '/api/openapi.json',
+    '/api/export.schema.json',
+    '/',
+    '/api/health/',
+  ]) {
     assert.equal((await api.get(url)).status, 200, url);
   }
   assert.equal((await app.inject({ url: '/docs' })).statusCode, 200);

@@ -444,7 +444,7 @@ test('with AUTH=token and RATE_LIMIT: bearer and API-key schemes, 401/403 where 
     name: 'X-API-Key',
     description: 'The same token as `X-API-Key`',
   });
-  const open = ['/api/health', '/api/health/ready', '/'];
+  const open = ['/api/health', '/api/health/ready', '/api/export.schema.json', '/'];
   for (const [path, method, op] of operations(doc)) {
     const where = `${method} ${path}`;
     assert.ok(op.responses['429'], where);
