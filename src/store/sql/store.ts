@@ -28,7 +28,7 @@ import { SqlStreamLog } from './stream-log.ts';
 import { SqlDeliveryLog } from './deliveries.ts';
 import type { DeliveryLog } from '../outbox.ts';
 import { LOCK, TABLES } from './tables.ts';
-import { emptyTables, holdsRecords, markSeeded, snapshotOn } from './bulk.ts';
+import { emptyTables, holdsRecords, markSeeded, snapshotOn, withoutPlainIndexes } from './bulk.ts';
 import { WriteBatch } from './batch.ts';
 
 const SQL = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, new TableSql(table)])) as Record<
@@ -227,6 +227,7 @@ export class SqlStore implements Store {
   /**
    * Under the seeding lock, so that no instance seeds meanwhile. The rows go out in multi-row INSERTs of a few
    * thousand, each waited for before more are taken (`BULK_ROWS`): memory stays bounded however many are loaded.
+   * The plain indexes are made again after the rows are in (`withoutPlainIndexes`: bench/README.md, bench:data).
    */
   load<R>(work: (tx: Collections) => Promise<R>, options: LoadOptions = {}): Promise<R> {
     return this.underSeedLock(async (client) => {
@@ -235,8 +236,11 @@ export class SqlStore implements Store {
         await emptyTables(client);
       }
       const batch = new WriteBatch(client, BULK_ROWS);
-      const result = await work(collectionsOn(batch));
-      await batch.flush();
+      const result = await withoutPlainIndexes(client, async () => {
+        const loaded = await work(collectionsOn(batch));
+        await batch.flush();
+        return loaded;
+      });
       await markSeeded(client);
       return result;
     });
