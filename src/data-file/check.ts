@@ -36,6 +36,9 @@ const REFERENCES: Partial<Record<CollectionName, readonly Reference[]>> = {
   timeEntries: [{ field: 'taskId', to: () => 'tasks' }],
 };
 
+/** The collections the second pass reads: those with references, and those that may hold secrets. */
+const SECOND_PASS = new Set<CollectionName>([...(Object.keys(REFERENCES) as CollectionName[]), 'webhooks', 'tokens']);
+
 /** Rules the API enforces on a record alone, beyond its schema: each problem's field and message. */
 const RULES: Partial<Record<CollectionName, (record: Row) => { field: string; message: string }[]>> = {
   teams: (team) => {
@@ -94,7 +97,8 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
   }
   if (fatal) return lines.done();
 
-  for await (const { collection, index, record } of readDataFile(path, { onProblem: () => undefined })) {
+  const second = { onProblem: () => undefined, only: SECOND_PASS };
+  for await (const { collection, index, record } of readDataFile(path, second)) {
     if (record === null || typeof record !== 'object') continue;
     const row = record as Row;
     const at = `${collection}[${index}]`;
