@@ -106,6 +106,9 @@ export async function* readDataFile(path: string, options: ReadOptions = {}): As
     if (error instanceof DataFileError) throw error;
     await tokens.close();
     report(await syntaxProblem(path, error, first === undefined));
+  } finally {
+    // Also when the reader stops early (a loader that failed): the file is closed at once, not when collected.
+    await tokens.close();
   }
 }
 
