@@ -87,8 +87,8 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
     if (typeof row.id === 'string') {
       const { prefix } = COLLECTION_DEFS[collection];
       const seen = ids.get(collection)!;
-      if (!row.id.startsWith(`${prefix}_`) || row.id.length === prefix.length + 1)
-        lines.add(`${at}.id`, `"${row.id}" must start with "${prefix}_" and go on after it`);
+      const problem = idProblem(row.id, prefix);
+      if (problem) lines.add(`${at}.id`, `"${row.id}" ${problem}`);
       const first = seen.get(row.id);
       if (first !== undefined) lines.add(`${at}.id`, `"${row.id}" is already the id of ${collection}[${first}]`);
       else seen.set(row.id, index);
@@ -114,6 +114,17 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
       lines.add('tokens', 'only in a file written with secrets ("secrets": true)');
   }
   return lines.done();
+}
+
+/**
+ * What is wrong with an id, if anything: it starts with its collection's prefix, and goes on with what a URL path
+ * carries as it is (the ids the service makes are letters and digits), so that `/api/tasks/<id>` names it.
+ */
+function idProblem(id: string, prefix: string): string | undefined {
+  if (!id.startsWith(`${prefix}_`)) return `must start with "${prefix}_"`;
+  if (!/^[A-Za-z0-9_-]+$/.test(id.slice(prefix.length + 1)))
+    return `must go on after "${prefix}_" with letters, digits, "_" or "-" only`;
+  return undefined;
 }
 
 /** A message of the record checks, with the record's name where it helps. */
