@@ -36,6 +36,9 @@ const REFERENCES: Partial<Record<CollectionName, readonly Reference[]>> = {
   timeEntries: [{ field: 'taskId', to: () => 'tasks' }],
 };
 
+/** The collections the second pass reads: those with references, and those that may hold secrets. */
+const SECOND_PASS = new Set<CollectionName>([...(Object.keys(REFERENCES) as CollectionName[]), 'webhooks', 'tokens']);
+
 /** Rules the API enforces on a record alone, beyond its schema: each problem's field and message. */
 const RULES: Partial<Record<CollectionName, (record: Row) => { field: string; message: string }[]>> = {
   teams: (team) => {
@@ -84,8 +87,8 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
     if (typeof row.id === 'string') {
       const { prefix } = COLLECTION_DEFS[collection];
       const seen = ids.get(collection)!;
-      if (!row.id.startsWith(`${prefix}_`) || row.id.length === prefix.length + 1)
-        lines.add(`${at}.id`, `"${row.id}" must start with "${prefix}_" and go on after it`);
+      const problem = idProblem(row.id, prefix);
+      if (problem) lines.add(`${at}.id`, `"${row.id}" ${problem}`);
       const first = seen.get(row.id);
       if (first !== undefined) lines.add(`${at}.id`, `"${row.id}" is already the id of ${collection}[${first}]`);
       else seen.set(row.id, index);
@@ -94,7 +97,8 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
   }
   if (fatal) return lines.done();
 
-  for await (const { collection, index, record } of readDataFile(path, { onProblem: () => undefined })) {
+  const second = { onProblem: () => undefined, only: SECOND_PASS };
+  for await (const { collection, index, record } of readDataFile(path, second)) {
     if (record === null || typeof record !== 'object') continue;
     const row = record as Row;
     const at = `${collection}[${index}]`;
@@ -110,6 +114,17 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
       lines.add('tokens', 'only in a file written with secrets ("secrets": true)');
   }
   return lines.done();
+}
+
+/**
+ * What is wrong with an id, if anything: it starts with its collection's prefix, and goes on with what a URL path
+ * carries as it is (the ids the service makes are letters and digits), so that `/api/tasks/<id>` names it.
+ */
+function idProblem(id: string, prefix: string): string | undefined {
+  if (!id.startsWith(`${prefix}_`)) return `must start with "${prefix}_"`;
+  if (!/^[A-Za-z0-9_-]+$/.test(id.slice(prefix.length + 1)))
+    return `must go on after "${prefix}_" with letters, digits, "_" or "-" only`;
+  return undefined;
 }
 
 /** A message of the record checks, with the record's name where it helps. */

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { parser } from 'stream-json';
+import { none } from 'stream-chain/defs.js';
+import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { verifyFile } from 'stream-json/file/verifier.js';
 import { COLLECTIONS, FORMAT, HEADER_KEYS, isCollection, type CollectionName } from './format.ts';
@@ -60,15 +61,8 @@ export async function* readDataFile(path: string, options: ReadOptions = {}): As
     });
   const cannot = await unreadable(path);
   if (cannot) return report(cannot);
-  const input = createReadStream(path);
-  const stream = input.pipe(parser.asStream({ streamValues: false }));
-  input.on('error', (error) => stream.destroy(error));
-  const tokens = stream[Symbol.asyncIterator]() as AsyncIterator<Token>;
-  const next = async (): Promise<Token | undefined> => {
-    const step = await tokens.next();
-    return step.done ? undefined : step.value;
-  };
-
+  const tokens = new Tokens(tokenBatches(path));
+  const next = () => tokens.next();
   let first: Token | undefined;
   try {
     first = await next();
@@ -110,9 +104,29 @@ export async function* readDataFile(path: string, options: ReadOptions = {}): As
     if (!format) report({ place: 'format', message: `is required: "format": "${FORMAT}"` });
   } catch (error) {
     if (error instanceof DataFileError) throw error;
-    stream.destroy();
+    await tokens.close();
     report(await syntaxProblem(path, error, first === undefined));
+  } finally {
+    // Also when the reader stops early (a loader that failed): the file is closed at once, not when collected.
+    await tokens.close();
   }
+}
+
+/**
+ * The file's JSON tokens, a block of the file's at a time: the tokenizer is called on each block as it is read (no
+ * stream between it and the reader, which would cost an event per token). Values come packed (`stringValue`, …).
+ */
+async function* tokenBatches(path: string): AsyncGenerator<readonly Token[]> {
+  const tokenize = jsonParser({ streamValues: false }) as (chunk: string | typeof none) => unknown;
+  const tokensOf = (out: unknown): readonly Token[] => (out === none ? [] : (out as { values: Token[] }).values);
+  let first = true;
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
+    // A byte-order mark is no part of the JSON (editors on Windows may write one).
+    const text = first && (chunk as string).startsWith('\uFEFF') ? (chunk as string).slice(1) : (chunk as string);
+    first = false;
+    yield tokensOf(tokenize(text));
+  }
+  yield tokensOf(tokenize(none));
 }
 
 /** Where the JSON goes wrong, found again by the verifier (the parser does not say where). */
@@ -130,32 +144,64 @@ async function syntaxProblem(path: string, error: unknown, nothingRead: boolean)
   return { place: '', message: `cannot be read: ${(error as Error).message ?? String(error)}`, fatal: true };
 }
 
+type Next = () => Token | undefined | Promise<Token | undefined>;
+
 /** The value that begins with `start`, built from its tokens. */
-async function assemble(start: Token, next: () => Promise<Token | undefined>): Promise<unknown> {
+async function assemble(start: Token, next: Next): Promise<unknown> {
   const asm = new Assembler();
   let token: Token | undefined = start;
   for (;;) {
     (asm.consume as (t: Token) => void)(token);
     if (asm.done) return asm.current;
-    token = await next();
+    const got = next();
+    token = got instanceof Promise ? await got : got;
     if (token === undefined) throw new Error('the file ends inside a value');
   }
 }
 
 /** Reads past the value that begins with `start`. */
-async function skip(start: Token, next: () => Promise<Token | undefined>): Promise<void> {
+async function skip(start: Token, next: Next): Promise<void> {
   let depth = 0;
-  for (let token: Token | undefined = start; token; token = depth > 0 ? await next() : undefined) {
+  for (let token: Token | undefined = start; token;) {
     if (token.name === 'startObject' || token.name === 'startArray') depth++;
     else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+    if (depth === 0) return;
+    const got = next();
+    token = got instanceof Promise ? await got : got;
   }
 }
 
 /** Reads to the end (a parse error after the value still shows). */
-async function drain(next: () => Promise<Token | undefined>): Promise<void> {
+async function drain(next: Next): Promise<void> {
   while ((await next()) !== undefined);
 }
 
+/**
+ * The file's tokens one at a time, read a block at a time: `next` answers at once while the block lasts, and a
+ * promise only when it must read the next one (a million records make tens of millions of tokens: no await each).
+ */
+class Tokens {
+  private batch: readonly Token[] = [];
+  private at = 0;
+  constructor(private readonly batches: AsyncGenerator<readonly Token[]>) {}
+
+  next(): Token | undefined | Promise<Token | undefined> {
+    return this.at < this.batch.length ? this.batch[this.at++] : this.refill();
+  }
+
+  private async refill(): Promise<Token | undefined> {
+    while (this.at === this.batch.length) {
+      const step = await this.batches.next();
+      if (step.done) return undefined;
+      [this.batch, this.at] = [step.value, 0];
+    }
+    return this.batch[this.at++];
+  }
+
+  async close(): Promise<void> {
+    await this.batches.return(undefined);
+  }
+}
 /** Why the file cannot be read, in words; undefined when it can. */
 export async function unreadable(path: string): Promise<Problem | undefined> {
   try {

@@ -78,7 +78,12 @@ const MISTAKES: { name: string; change: (file: Record<string, any>) => void; lin
   {
     name: 'a wrong id prefix',
     change: (f) => (f.tasks[4].id = 'proj_f05'),
-    line: 'fixtures.json: tasks[4].id: "proj_f05" must start with "task_" and go on after it',
+    line: 'fixtures.json: tasks[4].id: "proj_f05" must start with "task_"',
+  },
+  {
+    name: 'an id a URL path does not carry as it is',
+    change: (f) => (f.comments[0].id = 'cmt_first/one'),
+    line: 'fixtures.json: comments[0].id: "cmt_first/one" must go on after "cmt_" with letters, digits, "_" or "-" only',
   },
   {
     name: 'a field the record does not have (misspelt)',
