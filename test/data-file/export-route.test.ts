@@ -2,6 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorOf, testApp } from '../helpers/app.ts';
 import { AS_ADMIN, authApp } from '../helpers/auth.ts';
+import { testStore } from '../helpers/store.ts';
+import { MemoryStore } from '../../src/store/memory/store.ts';
+import { listening } from '../stream/sse.ts';
 
 const LOAD_ORDER = [
   'teams',
@@ -70,3 +73,85 @@ test('GET /api/export with AUTH=token: admin only (403 otherwise), and never a s
   assert.doesNotMatch(res.text, /"hash"/);
   assert.doesNotMatch(res.text, new RegExp(reader.token));
 });
+
+test(
+  'a client that leaves in the middle of an export frees the store: the next request is answered',
+  { timeout: 120_000 },
+  async (t) => {
+    // The embedded store has one connection, which an export left open would hold: every request after it would wait.
+    const { app, store } = await testApp(t, { store: await testStore('embedded') });
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 20_000; i++) {
+        await tx.tasks.insert({
+          ...task,
+          id: `task_many${i}`,
+          title: `Task ${i} with a title long enough to fill a buffer`,
+        });
+      }
+    });
+    const base = await listening(app);
+    const controller = new AbortController();
+    const res = await fetch(`${base}/api/export`, { signal: controller.signal });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    assert.ok((await reader.read()).value!.length > 0);
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    const next = await fetch(`${base}/api/tasks/task_many0`, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(next.status, 200);
+    const whole = await fetch(`${base}/api/export`, { signal: AbortSignal.timeout(60_000) });
+    assert.equal(((await whole.json()) as { tasks: unknown[] }).tasks.length, 20_010);
+  },
+);
+
+const task = {
+  projectId: 'proj_001',
+  description: '',
+  status: 'todo',
+  priority: 'low',
+  assignee: null,
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:00.000Z',
+} as const;
+
+test(
+  'a client that leaves in the middle of an export ends it: the snapshot is let go early',
+  { timeout: 60_000 },
+  async (t) => {
+    const store = new MemoryStore();
+    const ended: Promise<string>[] = [];
+    const snapshot = store.snapshot.bind(store);
+    store.snapshot = (work) => {
+      const run = snapshot(work);
+      ended.push(
+        run.then(
+          () => 'written whole',
+          () => 'ended early',
+        ),
+      );
+      return run;
+    };
+    const { app } = await testApp(t, { store });
+    await store.load(
+      async (tx) => {
+        for (let i = 0; i < 100_000; i++) {
+          await tx.tasks.insert({
+            ...task,
+            id: `task_many${i}`,
+            title: `Task ${i} with a title long enough to fill a buffer`,
+          });
+        }
+      },
+      { replace: true },
+    );
+    const base = await listening(app);
+    const controller = new AbortController();
+    const res = await fetch(`${base}/api/export`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    assert.ok((await reader.read()).value!.length > 0);
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    assert.equal(ended.length, 1);
+    assert.equal(await ended[0], 'ended early');
+  },
+);
