@@ -51,6 +51,7 @@ export const ROUTES: RouteDef[] = [
   { method: 'GET', pattern: '/api/health/ready' },
   { method: 'GET', pattern: '/api/openapi.json' },
   { method: 'GET', pattern: '/api/export.schema.json' },
+  { method: 'GET', pattern: '/api/export' },
   ...crud('/api/projects', 'proj', {
     query: ProjectQuery,
     create: ProjectInput,
