@@ -38,6 +38,7 @@ const SLOW = [
   'test/store/sql-embedded.test.ts',
   'test/store/sql-postgres.test.ts',
   'test/stream/browser.test.ts',
+  'test/tracing/sql.test.ts',
   'test/webhooks/tls.test.ts',
   ...WEB_BROWSER,
 ];

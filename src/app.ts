@@ -35,7 +35,7 @@ import type { Store } from './store/store.ts';
 import { registerStream, STREAM_TAG } from './stream/index.ts';
 import { DATA_FILE_TAG, dataFileRoutes } from './data-file/routes.ts';
 import type { StreamHub } from './stream/hub.ts';
-import { deliverySpans, tracedOutbox, traceRequests } from './tracing/index.ts';
+import { deliverySpans, traceRequests } from './tracing/index.ts';
 import { registerWebApp } from './web/index.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import type { DeliveryObserver } from './webhooks/types.ts';
@@ -173,6 +173,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     },
     ...deps.webhooks,
     observer: allObservers(metrics?.deliveries, spans, deps.webhooks?.observer),
+    ...(spans && { tracing: spans }),
   });
   const services = createServices(serviceDeps, dispatcher);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -229,7 +230,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   app.addHook('preClose', () => stream.close());
   events.subscribeInTransaction('activity-log', activityConsumer(services.activity));
   events.subscribeInTransaction('notifications', notificationConsumer(services.notifications));
-  subscribeDelivery(events, spans ? tracedOutbox(dispatcher, spans.caused) : dispatcher, ids);
+  subscribeDelivery(events, dispatcher, ids);
 
   for (const resource of resources) resource.routes(typed, services, serviceDeps);
   dataFileRoutes(typed);

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { DeliveryRecord } from '../model/delivery.ts';
 import type { Backlog } from '../store/outbox.ts';
 import type { StoreStats } from '../store/store.ts';
+import { RequestDurations } from './request-durations.ts';
 
 /**
  * What the metrics read from the rest of the service when they are scraped, handed in by the entry: each a small
@@ -49,7 +50,7 @@ let shared: Registry | undefined;
 /** The service's metrics: what the edge and the delivery workers record, and what is read at each scrape. */
 export class Metrics {
   private readonly registry = new Registry();
-  readonly requestDuration: Histogram<'method' | 'route' | 'status_class'>;
+  readonly requestDuration: RequestDurations;
   readonly unavailable: Counter<'reason'>;
   private readonly attempts: Counter;
   private readonly outcomes: Counter<'outcome'>;
@@ -57,7 +58,7 @@ export class Metrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    this.requestDuration = new Histogram({
+    this.requestDuration = new RequestDurations({
       name: 'http_server_request_duration_seconds',
       help: "Time from a request's arrival to its answer, by method, route template and status class",
       labelNames: ['method', 'route', 'status_class'],

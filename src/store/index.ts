@@ -32,7 +32,7 @@ export interface StoreOptions {
   connectTimeoutMs?: number;
   /** How long one statement may run on the PostgreSQL server. */
   statementTimeoutMs?: number;
-  /** On a PostgreSQL server, every statement runs through it (the traces' spans). */
+  /** Every statement of a SQL store (a server's or the embedded one's) runs through it (the traces' spans). */
   observeStatement?: StatementObserver;
   /** Refuse a transaction opened inside another (`TransactionScope`, `checksNesting`); default true. */
   checkNesting?: boolean;
@@ -73,7 +73,9 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       });
       await waitForDatabase(driver, options.connectTimeoutMs ?? 10_000);
     } else {
-      driver = await PgliteDriver.open(dataDir);
+      driver = await PgliteDriver.open(dataDir, {
+        ...(options.observeStatement && { observeStatement: options.observeStatement }),
+      });
     }
     await migrate(driver);
     const store = new SqlStore(driver, { checkNesting: options.checkNesting });

@@ -31,6 +31,13 @@ export interface StoredDelivery extends DeliveryRecord {
   force: boolean;
   leaseUntil: string | null;
   leasedBy: string | null;
+  /**
+   * The trace context of the request that caused the delivery (a change's, a ping's, a redelivery's), in the W3C
+   * `traceparent` form (version, trace id, span id, flags): written with its first attempt when traces are on, and
+   * carried by its retries, so that the span of each attempt links to that request's, on any instance and after a
+   * restart. Absent when traces were off.
+   */
+  traceParent?: string;
 }
 
 /** A row a worker claimed, with the webhook as it was read by the claim where the store reads it there. */

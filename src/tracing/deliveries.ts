@@ -1,41 +1,56 @@
 import {
   context,
+  propagation,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   type Link,
   type Span,
-  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import type { Outbox } from '../events/webhooks.ts';
 import type { DeliveryRecord } from '../model/delivery.ts';
+import type { StoredDelivery } from '../store/outbox.ts';
 
-/** Events whose request is remembered for the spans of their deliveries, at most (the oldest forgotten first). */
-const REMEMBERED = 10_000;
+/** The carrier's key of the W3C trace context, as the propagator writes and reads it. */
+const TRACEPARENT = 'traceparent';
 
 /**
- * A span per webhook delivery attempt, from its start to its outcome, linked to the span of the request whose change
- * caused it when that request ran in this process (its trace is remembered by event id as the change commits:
- * `caused`). An attempt made by another instance, or after a restart, has no link.
+ * A span per webhook delivery attempt, from its start to its outcome, linked to the span of the request that caused
+ * it. That request's trace context goes with the delivery's rows in the outbox (`traceParent`, asked of the
+ * dispatcher as it stages a delivery, and copied to each retry), so the link holds for an attempt made by another
+ * instance or after a restart. The context is written and read by the propagator registered with the API (the SDK
+ * registers W3C Trace Context); one it cannot read (another propagator's) makes an attempt without a link.
  */
 export function deliverySpans(tracer: Tracer) {
   const open = new Map<string, Span>();
-  const causes = new Map<string, SpanContext>();
   return {
-    /** Remembers the request whose change produced the outbound event `eventId` (the active span, if any). */
-    caused(eventId: string): void {
+    /**
+     * The trace context of the request under way (its span's, W3C `traceparent`); none outside a request, nor for
+     * one whose span is not recorded (its trace not sampled: nothing to link to).
+     */
+    traceParent(): string | undefined {
       const span = trace.getSpan(context.active());
-      if (!span) return;
-      if (causes.size >= REMEMBERED) causes.delete(causes.keys().next().value!);
-      causes.set(eventId, span.spanContext());
+      if (!span?.isRecording()) return undefined;
+      const carrier: Record<string, string> = {};
+      propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
+      return carrier[TRACEPARENT];
     },
-    attempted(row: Pick<DeliveryRecord, 'id' | 'webhookId' | 'eventId' | 'eventType' | 'attempt'>): void {
-      const cause = causes.get(row.eventId);
-      const links: Link[] = cause ? [{ context: cause }] : [];
+    /** Runs `work` in no trace: the workers' claims, attempts and writes are not part of the request that woke them. */
+    detached<T>(work: () => T): T {
+      return context.with(ROOT_CONTEXT, work);
+    },
+    attempted(
+      row: Pick<StoredDelivery, 'id' | 'webhookId' | 'eventId' | 'eventType' | 'attempt' | 'traceParent'>,
+    ): void {
+      const links: Link[] = [];
+      if (row.traceParent !== undefined) {
+        const cause = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { [TRACEPARENT]: row.traceParent }));
+        if (cause) links.push({ context: cause });
+      }
       const span = tracer.startSpan('webhook delivery', {
         kind: SpanKind.CLIENT,
-        // Its own trace: the workers may run in the context of whichever request woke them.
+        // Its own trace, whatever context the attempt runs in.
         root: true,
         links,
         attributes: {
@@ -58,20 +73,5 @@ export function deliverySpans(tracer: Tracer) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: record.error ?? record.status });
       span.end();
     },
-  };
-}
-
-/** `outbox`, telling `caused` of each outbound event as its deliveries are staged, in its change's transaction. */
-export function tracedOutbox(outbox: Outbox, caused: (eventId: string) => void): Outbox {
-  return {
-    stage: (log, target, event) => {
-      caused(event.id);
-      return outbox.stage(log, target, event);
-    },
-    recorded: (records) => outbox.recorded(records),
-    wake: () => outbox.wake(),
-    announce: () => outbox.announce(),
-    forget: (webhookId) => outbox.forget(webhookId),
-    changed: (webhookId) => outbox.changed(webhookId),
   };
 }

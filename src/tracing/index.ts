@@ -1,4 +1,4 @@
-export { deliverySpans, tracedOutbox } from './deliveries.ts';
+export { deliverySpans } from './deliveries.ts';
 export { traceRequests } from './http.ts';
 export { statementSpans } from './sql.ts';
 export { startTracing, tracesWanted, type Tracing } from './start.ts';

@@ -13,7 +13,7 @@ import { shutDown, type ShutdownParts } from './delivery/shutdown.ts';
 import { Slots } from './delivery/slots.ts';
 import { Staging } from './delivery/staging.ts';
 import { resolveOptions, type DeliverySettings } from './options.ts';
-import { realTimers, type DeliveryObserver, type Scheduler } from './types.ts';
+import { realTimers, type DeliveryObserver, type DeliveryTracing, type Scheduler } from './types.ts';
 import { createGuardedAgent } from './url-guard.ts';
 
 export interface DispatcherOptions extends DeliverySettings {
@@ -25,6 +25,8 @@ export interface DispatcherOptions extends DeliverySettings {
   scheduler?: Scheduler;
   /** Told of each attempt once it is settled (tests wait on it; metrics could count it). */
   observer?: DeliveryObserver;
+  /** Traces on: the trace context kept with each delivery, and the claim passes outside the requests' traces. */
+  tracing?: DeliveryTracing;
 }
 
 /**
@@ -60,6 +62,7 @@ export class WebhookDispatcher {
       timers,
       work,
       observer: options.observer,
+      tracing: options.tracing,
       closed: false,
     };
     this.c = c;
@@ -89,6 +92,7 @@ export class WebhookDispatcher {
       timers,
       work,
       observer: c.observer,
+      tracing: c.tracing,
       get closed() {
         return c.closed;
       },

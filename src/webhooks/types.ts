@@ -1,4 +1,5 @@
 import type { DeliveryRecord } from '../model/delivery.ts';
+import type { StoredDelivery } from '../store/outbox.ts';
 
 type LogFn = (obj: object, msg?: string) => void;
 
@@ -35,10 +36,28 @@ export interface DeliveryObserver {
   settled(record: DeliveryRecord): void;
   /**
    * Told as an attempt is made (its webhook read and admitted, before its request): which attempt of its delivery,
-   * when its row was written (for a first attempt, the commit of the change that caused it), and now.
+   * when its row was written (for a first attempt, the commit of the change that caused it), the trace context of
+   * the request that caused it (traces on), and now.
    */
-  attempted?(
-    row: Pick<DeliveryRecord, 'id' | 'webhookId' | 'eventId' | 'eventType' | 'attempt' | 'createdAt'>,
-    startedAt: Date,
-  ): void;
+  attempted?(row: AttemptedRow, startedAt: Date): void;
 }
+
+/**
+ * What traces need of the delivery workers (traces on: tracing/deliveries.ts); absent, the workers ask nothing and
+ * keep nothing of them.
+ */
+export interface DeliveryTracing {
+  /**
+   * The trace context of the request under way (W3C `traceparent`), asked as each delivery is staged and kept with
+   * it (`StoredDelivery.traceParent`); none outside a request.
+   */
+  traceParent(): string | undefined;
+  /** Runs `work` outside the trace under way: a claim pass that a request's change woke is no part of that request. */
+  detached<T>(work: () => T): T;
+}
+
+/** What a {@link DeliveryObserver} is told of an attempt as it is made. */
+export type AttemptedRow = Pick<
+  StoredDelivery,
+  'id' | 'webhookId' | 'eventId' | 'eventType' | 'attempt' | 'createdAt' | 'traceParent'
+>;

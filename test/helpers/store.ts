@@ -118,7 +118,7 @@ async function newSchema(kind: 'embedded' | 'postgres'): Promise<Schema> {
 async function embeddedIn(schema: string): Promise<SqlDriver> {
   embedded ??= (async () => {
     const from = process.env.TEST_PGLITE_FROM;
-    return PgliteDriver.open(undefined, from ? new Blob([readFileSync(from)]) : undefined);
+    return PgliteDriver.open(undefined, from ? { from: new Blob([readFileSync(from)]) } : {});
   })();
   const db = await embedded;
   await db.exec(`CREATE SCHEMA ${schema}`);

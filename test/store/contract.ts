@@ -600,6 +600,41 @@ export function storeContract(name: string, harness: StoreHarness, skip?: string
         assert.deepEqual([...(await store.deliveries.settle([], 'w'))], []);
       });
 
+      test('a trace context kept with a row comes back with its claim and goes on with its retry; none if none', async () => {
+        const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+        // Rows with and without one added together, and a row alone without one.
+        await store.deliveries.add([delivery('dlv_t', 'wh_1', { traceParent: parent }), delivery('dlv_u', 'wh_1')]);
+        await store.deliveries.add([delivery('dlv_v', 'wh_2')]);
+        const claim = (at: string) =>
+          store.deliveries.claim({ now: at, leaseUntil: T(9), owner: 'w', limit: 10, perWebhook: 10, room: new Map() });
+        const traces = (rows: readonly StoredDelivery[]) =>
+          rows.map((r) => [r.id, 'traceParent' in r ? r.traceParent : 'none']).sort();
+        assert.deepEqual(traces(await claim(T(1))), [
+          ['dlv_t', parent],
+          ['dlv_u', 'none'],
+          ['dlv_v', 'none'],
+        ]);
+        const failed = (row: StoredDelivery): StoredDelivery => ({ ...row, status: 'failed', completedAt: T(1) });
+        const retry = (row: StoredDelivery) => ({ ...row, id: `${row.id}2`, attempt: 2, dueAt: T(2) });
+        const t = delivery('dlv_t', 'wh_1', { traceParent: parent });
+        const u = delivery('dlv_u', 'wh_1');
+        const v = delivery('dlv_v', 'wh_2');
+        // Retries with and without one in one settle, then one without alone.
+        await store.deliveries.settle(
+          [
+            { done: failed(t), next: retry(t) },
+            { done: failed(u), next: retry(u) },
+          ],
+          'w',
+        );
+        await store.deliveries.settle([{ done: failed(v), next: retry(v) }], 'w');
+        assert.deepEqual(traces(await claim(T(2))), [
+          ['dlv_t2', parent],
+          ['dlv_u2', 'none'],
+          ['dlv_v2', 'none'],
+        ]);
+      });
+
       test("an attempt is settled once; a give-back frees only its holder's rows; the next due time skips held ones", async () => {
         await store.deliveries.add([
           delivery('dlv_now', 'wh_1'),

@@ -108,7 +108,7 @@ export function sqlSuite(name: string, target: SqlTarget, skip?: string): void {
         try {
           const applied = await Promise.all([migrate(first), migrate(second), migrate(first)]);
           assert.deepEqual(
-            applied.flat().sort(),
+            applied.flat().sort((a, b) => a - b),
             migrations().map((m) => m.version),
           );
           const [row] = await first.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');

@@ -85,6 +85,12 @@ const COLUMNS = [
   ['leased_by', 'text'],
 ] as const;
 const COLUMN_NAMES = COLUMNS.map(([c]) => c).join(', ');
+/**
+ * The columns of rows that carry a trace context too: only then is `trace_parent` written (traces off, the
+ * statements are those without it).
+ */
+const TRACED_COLUMNS = [...COLUMNS, ['trace_parent', 'text']] as const;
+const TRACED_COLUMN_NAMES = TRACED_COLUMNS.map(([c]) => c).join(', ');
 /** The types of an outcome's columns, in the order `settle` sends them. */
 const OUTCOME_TYPES = ['text', 'text', 'int', 'text', 'int', 'timestamptz', 'timestamptz', 'text', 'int', 'text'];
 
@@ -121,12 +127,18 @@ interface Hook {
   '@hookActive': boolean | null;
 }
 
-/** The rows that add deliveries. */
+const TUPLE = `(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})`;
+const TRACED_TUPLE = `(${TRACED_COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})`;
+
+/** The rows that add deliveries: with their trace contexts when one of them has one. */
 function insert(rows: readonly StoredDelivery[]): RowInsert {
+  if (!rows.some((r) => r.traceParent !== undefined)) {
+    return { head: `INSERT INTO webhook_deliveries (${COLUMN_NAMES}) VALUES`, tuple: TUPLE, rows: rows.map(values) };
+  }
   return {
-    head: `INSERT INTO webhook_deliveries (${COLUMN_NAMES}) VALUES`,
-    tuple: `(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ')})`,
-    rows: rows.map(values),
+    head: `INSERT INTO webhook_deliveries (${TRACED_COLUMN_NAMES}) VALUES`,
+    tuple: TRACED_TUPLE,
+    rows: rows.map((r) => [...values(r), r.traceParent ?? null]),
   };
 }
 
@@ -192,7 +204,7 @@ export class SqlDeliveryLog implements DeliveryLog {
 
   async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
     const room = [...r.room.entries()];
-    const rows = await this.worker.query<StoredDelivery & Hook>(
+    const rows = await this.worker.query<StoredDelivery & Hook & { '@traceParent': string | null }>(
       `WITH RECURSIVE hooks AS (
          (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
          UNION ALL
@@ -222,14 +234,24 @@ export class SqlDeliveryLog implements DeliveryLog {
        UPDATE webhook_deliveries d SET lease_until = $6::timestamptz, leased_by = $7::text
          FROM locked LEFT JOIN webhooks w ON w.id = locked.webhook_id
         WHERE d.ctid = locked.ctid
-       RETURNING ${fields('d.')}, w.id AS "@hookId", w.url AS "@hookUrl", w.secret AS "@hookSecret",
-                 w.active AS "@hookActive"`,
+       RETURNING ${fields('d.')}, d.trace_parent AS "@traceParent", w.id AS "@hookId", w.url AS "@hookUrl",
+                 w.secret AS "@hookSecret", w.active AS "@hookActive"`,
       [r.now, r.limit, r.perWebhook, room.map(([id]) => id), room.map(([, n]) => n), r.leaseUntil, r.owner],
     );
-    return rows.map(({ '@hookId': id, '@hookUrl': url, '@hookSecret': secret, '@hookActive': active, ...row }) => ({
-      ...row,
-      webhook: id === null ? null : { id, url: url!, secret: secret!, active: active! },
-    }));
+    return rows.map(
+      ({
+        '@traceParent': traceParent,
+        '@hookId': id,
+        '@hookUrl': url,
+        '@hookSecret': secret,
+        '@hookActive': active,
+        ...row
+      }) => ({
+        ...row,
+        ...(traceParent !== null && { traceParent }),
+        webhook: id === null ? null : { id, url: url!, secret: secret!, active: active! },
+      }),
+    );
   }
 
   /**
@@ -258,15 +280,22 @@ export class SqlDeliveryLog implements DeliveryLog {
       OUTCOME_TYPES,
     );
     const retries = outcomes.filter((o): o is Required<Outcome> => o.next !== undefined);
+    // The retries carry their delivery's trace context, if one of them has one (traces on).
+    const withTrace = retries.some(({ next }) => next.traceParent !== undefined);
+    const [columns, names] = withTrace ? [TRACED_COLUMNS, TRACED_COLUMN_NAMES] : [COLUMNS, COLUMN_NAMES];
     const added =
       retries.length === 0
         ? ''
         : `, added AS (
-             INSERT INTO webhook_deliveries (${COLUMN_NAMES})
-             SELECT ${COLUMN_NAMES} FROM unnest(${arrays(
-               retries.map(({ done: d, next }) => [d.id, ...values(next)]),
-               ['text', ...COLUMNS.map(([, type]) => type)],
-             )}) AS n(after, ${COLUMN_NAMES})
+             INSERT INTO webhook_deliveries (${names})
+             SELECT ${names} FROM unnest(${arrays(
+               retries.map(({ done: d, next }) => [
+                 d.id,
+                 ...values(next),
+                 ...(withTrace ? [next.traceParent ?? null] : []),
+               ]),
+               ['text', ...columns.map(([, type]) => type)],
+             )}) AS n(after, ${names})
               WHERE n.after IN (SELECT id FROM settled)
            )`;
     const rows = await this.worker.query<{ id: string }>(

@@ -1,11 +1,12 @@
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import {
   rethrowTranslated,
   StartedStatements,
   type SqlClient,
   type SqlDriver,
+  type StatementObserver,
   type TransactionOptions,
 } from './driver.ts';
 import { holdFolder } from './folder-lock.ts';
@@ -31,6 +32,19 @@ function prepareFolder(dataDir: string): void {
   chmodSync(dataDir, 0o700);
 }
 
+export interface PgliteOptions {
+  /**
+   * A database made by `dumpDataDir` to start from (skips creating an empty one, the slow part of a start); only
+   * without a folder.
+   */
+  from?: Blob;
+  /**
+   * Every statement runs through it (the traces' spans), those of a transaction included; PGlite runs a
+   * transaction's BEGIN and COMMIT itself, outside it. Absent: none.
+   */
+  observeStatement?: StatementObserver;
+}
+
 /** Where PGlite shows PostgreSQL the folder: its messages name this path. */
 const PGLITE_DATA = '/pglite/data';
 
@@ -52,22 +66,26 @@ function reasonIn(said: readonly string[]): string | undefined {
 export class PgliteDriver implements SqlDriver {
   readonly kind = 'embedded';
 
+  /** Statements outside any transaction. */
+  private readonly own: SqlClient;
+
   private constructor(
     private readonly db: PGlite,
+    private readonly observe: StatementObserver | undefined,
     private readonly release: () => void = () => {},
-  ) {}
+  ) {
+    this.own = this.clientOver(db);
+  }
 
-  /**
-   * `from`: a database made by `dumpDataDir` to start from (skips creating an empty one, the slow part of a
-   * start); only without a folder.
-   */
-  static async open(dataDir?: string, from?: Blob): Promise<PgliteDriver> {
+  /** The database in `dataDir`, or in memory when absent. */
+  static async open(dataDir?: string, options: PgliteOptions = {}): Promise<PgliteDriver> {
+    const { from, observeStatement } = options;
     // pg_trgm: the trigram indexes of `q` (migration 005), as on a server.
     const extensions = { pg_trgm };
     if (dataDir === undefined) {
       const db = new PGlite({ loadDataDir: from, extensions });
       await db.waitReady;
-      return new PgliteDriver(db);
+      return new PgliteDriver(db, observeStatement);
     }
     prepareFolder(dataDir);
     const release = holdFolder(dataDir);
@@ -83,7 +101,7 @@ export class PgliteDriver implements SqlDriver {
       const db = new PGlite(dataDir, { extensions, onStderr: heard, onStdout: heard });
       await db.waitReady;
       opening = false;
-      return new PgliteDriver(db, release);
+      return new PgliteDriver(db, observeStatement, release);
     } catch (error) {
       release();
       const reason = reasonIn(said)?.replaceAll(PGLITE_DATA, dataDir) ?? (error as Error).message;
@@ -95,12 +113,12 @@ export class PgliteDriver implements SqlDriver {
     }
   }
 
-  async query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
-    return (await this.db.query<R>(text, params as unknown[]).catch(rethrowTranslated)).rows;
+  query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.own.query<R>(text, params);
   }
 
-  async exec(script: string): Promise<void> {
-    await this.db.exec(script).catch(rethrowTranslated);
+  exec(script: string): Promise<void> {
+    return this.own.exec(script);
   }
 
   /** One connection: transactions run one at a time, so only a snapshot's read-only view needs saying. */
@@ -109,15 +127,35 @@ export class PgliteDriver implements SqlDriver {
       .transaction(async (tx) => {
         if (options.snapshot) await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         const started = new StartedStatements();
-        const result = await work({
-          query: async <T extends object>(text: string, params?: readonly unknown[]) =>
-            (await started.track(tx.query<T>(text, params as unknown[]).catch(rethrowTranslated))).rows,
-          exec: async (script: string) => void (await started.track(tx.exec(script).catch(rethrowTranslated))),
-        });
+        const result = await work(this.clientOver(tx, started));
         await started.settled();
         return result;
       })
       .catch(rethrowTranslated);
+  }
+
+  /**
+   * Statements on `db` (the database, or a transaction of it, whose statements `started` keeps track of), their
+   * errors translated; each through the observer when there is one.
+   */
+  private clientOver(db: Pick<Transaction, 'query' | 'exec'>, started?: StartedStatements): SqlClient {
+    const client: SqlClient = started
+      ? {
+          query: async <R extends object>(text: string, params?: readonly unknown[]) =>
+            (await started.track(db.query<R>(text, params as unknown[]).catch(rethrowTranslated))).rows,
+          exec: async (script: string) => void (await started.track(db.exec(script).catch(rethrowTranslated))),
+        }
+      : {
+          query: async <R extends object>(text: string, params?: readonly unknown[]) =>
+            (await db.query<R>(text, params as unknown[]).catch(rethrowTranslated)).rows,
+          exec: async (script: string) => void (await db.exec(script).catch(rethrowTranslated)),
+        };
+    const { observe } = this;
+    if (!observe) return client;
+    return {
+      query: (text, params) => observe(text, () => client.query(text, params)),
+      exec: (script) => observe(script, () => client.exec(script)),
+    };
   }
 
   /** The whole database as a tarball, for `open(undefined, from)`. */

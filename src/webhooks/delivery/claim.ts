@@ -59,7 +59,9 @@ export class Claims {
       pass = delay(wait);
     } else {
       this.lastPassAt = performance.now();
-      pass = this.pass(asOf, lookAhead);
+      // Traces on: the pass, and the attempts it starts, are not part of the trace of whoever woke it (a request).
+      const { tracing } = this.c;
+      pass = tracing ? tracing.detached(() => this.pass(asOf, lookAhead)) : this.pass(asOf, lookAhead);
     }
     pass = pass.finally(() => {
       this.passing = undefined;

@@ -2,7 +2,7 @@ import type { CurrentWebhook, DeliveryLog, StoredDelivery } from '../../store/ou
 import type { Settings } from '../options.ts';
 import { precheck, type AttemptResult } from '../send.ts';
 import type { DeliveryRecord } from '../../model/delivery.ts';
-import type { DeliveryObserver, Scheduler } from '../types.ts';
+import type { DeliveryObserver, DeliveryTracing, Scheduler } from '../types.ts';
 
 /** URLs whose precheck is remembered, and webhooks whose last read is (forgotten all at once past this many). */
 export const KEPT = 1_000;
@@ -19,6 +19,8 @@ export interface DeliveryContext {
   readonly timers: Scheduler;
   readonly work: WorkInHand;
   readonly observer: DeliveryObserver | undefined;
+  /** Traces on: what they need of the workers (`DispatcherOptions.tracing`). */
+  readonly tracing: DeliveryTracing | undefined;
   closed: boolean;
 }
 

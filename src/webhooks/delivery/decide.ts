@@ -79,9 +79,9 @@ export function decide(
 }
 
 /**
- * The rows a decision writes: the attempt as made, and for a retry the next attempt, due at its time. What was asked
- * for by hand (a ping, a redelivery) is made once whether the webhook is active or not; its retries, like any, stop
- * once the webhook is switched off (`force` false).
+ * The rows a decision writes: the attempt as made, and for a retry the next attempt, due at its time, with the
+ * delivery's trace context. What was asked for by hand (a ping, a redelivery) is made once whether the webhook is
+ * active or not; its retries, like any, stop once the webhook is switched off (`force` false).
  */
 export function outcomeOf(
   row: StoredDelivery,
@@ -117,6 +117,7 @@ export function outcomeOf(
     dueAt: decision.at,
     force: false,
   });
+  if (row.traceParent !== undefined) next.traceParent = row.traceParent;
   return { done, next };
 }
 

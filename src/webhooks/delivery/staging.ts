@@ -53,6 +53,8 @@ export class Staging {
       at: s.clock.now(),
       force: options.force ?? false,
     });
+    const traceParent = this.c.tracing?.traceParent();
+    if (traceParent !== undefined) row.traceParent = traceParent;
     if (unusable !== undefined) {
       Object.assign(row, {
         status: 'failed',
@@ -91,8 +93,10 @@ export class Staging {
    */
   async again(log: DeliveryLog, old: readonly StoredDelivery[]): Promise<DeliveryRecord[]> {
     const { ids, clock } = this.c.s;
-    const rows = old.map(({ webhookId, eventId, eventType, payload }) =>
-      pendingAttempt({
+    // The request that asks for them again caused them: its trace context, not that of the first delivery.
+    const traceParent = this.c.tracing?.traceParent();
+    const rows = old.map(({ webhookId, eventId, eventType, payload }) => {
+      const row = pendingAttempt({
         id: ids('dlv'),
         webhookId,
         eventId,
@@ -101,8 +105,10 @@ export class Staging {
         attempt: 1,
         at: clock.now(),
         force: true,
-      }),
-    );
+      });
+      if (traceParent !== undefined) row.traceParent = traceParent;
+      return row;
+    });
     if (rows.length > 0) await log.add(rows);
     return rows.map(recordOf);
   }
