@@ -21,13 +21,14 @@ import { testServer } from '../test/store/sql-harness.ts';
 const WEB_BROWSER = ['test/web/browser/'];
 
 /**
- * Fuzzing, real server processes under load and over raw sockets or TLS, the browser, and the stores' own suites on
- * the SQL stores: what `--fast` leaves out.
+ * Fuzzing, real server processes under load and over raw sockets or TLS, the browser, the stores' own suites on
+ * the SQL stores, and the data file's round trips through the real commands: what `--fast` leaves out.
  */
 const SLOW = [
   'test/abuse/connections.test.ts',
   'test/abuse/secrets.test.ts',
   'test/abuse/shutdown.test.ts',
+  'test/data-file/round-trip.test.ts',
   'test/e2e/',
   'test/e2e/webhook-outbox.test.ts',
   'test/fuzz/',

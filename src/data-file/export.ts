@@ -8,8 +8,6 @@ export interface ExportOptions {
   readonly secrets: boolean;
   /** The instant the file says it was written (`exportedAt`), in `toISOString()` form. */
   readonly exportedAt: string;
-  /** Stop early: checked between parts (a client that went away). */
-  readonly signal?: AbortSignal;
 }
 
 /** The fields that only a file with secrets holds, by collection. */
@@ -26,7 +24,7 @@ export async function writeDataFile(store: Store, out: Writable, options: Export
   const collections = COLLECTIONS.filter((name) => options.secrets || name !== 'tokens');
   const header = { format: FORMAT, exportedAt: options.exportedAt, ...(options.secrets ? { secrets: true } : {}) };
   const write = async (text: string) => {
-    options.signal?.throwIfAborted();
+    // A reader that went away (a client gone, a closed pipe) ends the export and lets its snapshot go.
     if (out.destroyed || out.writableEnded) throw new Error('the output closed before the export was written');
     if (!out.write(text)) await drained(out);
   };
