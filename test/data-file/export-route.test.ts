@@ -55,6 +55,10 @@ test('GET /api/export: the whole store as a download, every record as the API sh
   assert.deepEqual(file.activityLog, [...log.body.data].reverse(), 'the activity log, oldest first');
   assert.ok(file.webhooks.length > 0);
   for (const webhook of file.webhooks) assert.equal('secret' in webhook, false, 'no secret over HTTP');
+
+  const head = await api.request({ method: 'HEAD', url: '/api/export' });
+  assert.deepEqual([head.status, head.text], [200, ''], 'HEAD: the headers, no export');
+  assert.equal(head.headers['content-disposition'], 'attachment; filename="pm-service-2026-11-23.json"');
 });
 
 test('GET /api/export with AUTH=token: admin only (403 otherwise), and never a secret nor a token hash', async (t) => {
