@@ -91,7 +91,7 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
       if (problem) lines.add(`${at}.id`, `"${row.id}" ${problem}`);
       const first = seen.get(row.id);
       if (first !== undefined) lines.add(`${at}.id`, `"${row.id}" is already the id of ${collection}[${first}]`);
-      else seen.set(row.id, index);
+      else seen.set(detached(row.id), index);
     }
     if (details.length === 0) for (const d of RULES[collection]?.(row) ?? []) lines.add(join(at, d.field), d.message);
   }
@@ -115,6 +115,14 @@ export async function checkDataFile(path: string, options: CheckOptions = {}): P
   }
   return lines.done();
 }
+
+/**
+ * The same text in a string of its own. A string the parser cut from the text it read may be a slice of that
+ * text, which keeps all of it alive as long as the slice lives: kept in the set of ids, a million ids held the whole
+ * file (968 MB of heap for a file of 563 MB; 2.6 GB peak RSS). Joined to a space and cut again, the id refers to a
+ * string of its own length only.
+ */
+const detached = (text: string) => ` ${text}`.slice(1);
 
 /**
  * What is wrong with an id, if anything: it starts with its collection's prefix, and goes on with what a URL path
