@@ -34,7 +34,9 @@ const { values: a } = parseArgs({
     requests: { type: 'string', default: '2000' },
     'warmup-requests': { type: 'string', default: '3000' },
     /** How many valgrind runs at once (instructions do not depend on load). */
-    jobs: { type: 'string', default: '3' },
+    jobs: { type: 'string', default: '2' },
+    /** How long a service may take to start under valgrind (minutes: on a busy machine, many). */
+    'start-minutes': { type: 'string', default: '30' },
     /** Time: seconds per measurement, rounds, warm-up seconds per server and route. */
     duration: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
@@ -174,9 +176,11 @@ async function startCounted(variant: Variant, dir: string): Promise<Counted> {
     }
   });
   const url = `http://${HOST}:${port}`;
-  for (let i = 0; ; i++) {
+  const startBy = Date.now() + Number(a['start-minutes']) * 60_000;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`${variant.key} exited at start: ${err}`);
-    if (i > 3000) throw new Error(`${variant.key} did not start within 5 minutes: ${err}`);
+    if (Date.now() > startBy)
+      throw new Error(`${variant.key} did not start within ${a['start-minutes']} minutes: ${err}`);
     try {
       const res = await fetch(`${url}/api/health`);
       await res.arrayBuffer();
@@ -341,5 +345,8 @@ log('(everything on: per request; each other row: what leaving the part out save
 const full = variants.length === VARIANTS.length && routes.length === ROUTES.length;
 const out = full ? 'bench/results/features.json' : 'bench/results/features.tmp';
 mkdirSync('bench/results', { recursive: true });
-writeFileSync(out, JSON.stringify({ machine: machine(), settings: a, instructions: counted, microseconds: timed }, null, 2));
+writeFileSync(
+  out,
+  JSON.stringify({ machine: machine(), settings: a, instructions: counted, microseconds: timed }, null, 2),
+);
 log(`written to ${out}`);

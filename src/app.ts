@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(without.has('validation') ? () => () => true : validatorCompiler);
   if (without.has('serialization')) app.setSerializerCompiler(() => () => '{"data":{}}');
-  if (without.has('etag')) app.addHook('onRoute', (route) => void (route.config = { ...route.config, etag: false }));
+  app.decorate('etags', !without.has('etag'));
   app.setChildLoggerFactory(lazyChildLogger);
   // One hook for every answer: its request id and, once the service is closing, `Connection: close` (a keep-alive
   // connection busy when the listener closed would otherwise stay open, idle, until KEEP_ALIVE_TIMEOUT_MS and hold
