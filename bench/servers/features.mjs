@@ -10,6 +10,7 @@
  * which `--zero-before` names), `dump` writes them (`uv_os_setpriority`, for `--dump-before`: the counts before the
  * call); each line is answered `ok` on stderr once done.
  */
+import process from 'node:process';
 import { getPriority, setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
