@@ -108,6 +108,8 @@ async function load(url: string, target: Target, amount: number, connections: nu
     url,
     connections,
     amount,
+    // Under valgrind on a busy machine one request can take seconds.
+    timeout: 300,
     requests: [
       {
         method: target.method,
@@ -156,6 +158,10 @@ async function startCounted(variant: Variant, dir: string): Promise<Counted> {
       // V8 compiles and collects on the main thread: under valgrind, whose threads take turns, optimized code
       // made on a worker thread arrives hundreds of requests late, and the counts would depend on when.
       '--single-threaded',
+      // Optimized 16 times sooner than by default (V8's budget counts bytecode run): after the warm-up, the counted
+      // requests run optimized code, not the compiler (at the default, 1,000 requests of warm-up leave 60 % of
+      // the counted instructions in Turbofan).
+      '--interrupt-budget=4096',
       'bench/servers/features.mjs',
     ],
     {
