@@ -12,9 +12,9 @@
  *                                                    in turn (the order reversed every other round), paired by round
  *   --variants everything,cors                        only these (by key); --routes get,list,post
  *
- * Builds dist/ first (`--no-build` to skip). Results: bench/results/features.json (features.tmp for partial runs).
+ * Builds dist/ first (`--no-build` to skip). Results: bench/results/features-<measures>.json (.tmp for partial runs).
  */
-import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync, execSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,16 +31,16 @@ const { values: a } = parseArgs({
     variants: { type: 'string' },
     routes: { type: 'string', default: 'get,list,post' },
     /** Instructions: requests counted per route, after `warmup` not counted. */
-    requests: { type: 'string', default: '2000' },
-    'warmup-requests': { type: 'string', default: '3000' },
+    requests: { type: 'string', default: '1000' },
+    'warmup-requests': { type: 'string', default: '1000' },
     /** How many valgrind runs at once (instructions do not depend on load). */
     jobs: { type: 'string', default: '2' },
     /** How long a service may take to start under valgrind (minutes: on a busy machine, many). */
     'start-minutes': { type: 'string', default: '30' },
     /** Time: seconds per measurement, rounds, warm-up seconds per server and route. */
-    duration: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     'no-build': { type: 'boolean', default: false },
   },
@@ -208,15 +208,24 @@ async function startCounted(variant: Variant, dir: string): Promise<Counted> {
   };
 }
 
-/** The total instructions (`Ir`) of the newest dump of `outFile`. */
-function lastDumpInstructions(outFile: string, dir: string, before: Set<string>): number {
+/**
+ * The instructions (`Ir`) of the newest dump of `outFile`: all of them, and those of Turbofan compiling (the
+ * inclusive cost of `Runtime_CompileOptimized`, from callgrind_annotate), which depend on when V8 decides to optimize
+ * more than on the requests.
+ */
+function lastDump(outFile: string, dir: string, before: Set<string>): { total: number; compiling: number } {
   const base = outFile.slice(dir.length + 1);
   const fresh = readdirSync(dir).filter((f) => f.startsWith(base) && !before.has(f));
   if (fresh.length !== 1) throw new Error(`expected one new dump of ${base}, found ${fresh.join(', ') || 'none'}`);
-  const text = readFileSync(join(dir, fresh[0]!), 'utf8');
-  const m = /^(?:summary|totals): (\d+)/m.exec(text);
+  const file = join(dir, fresh[0]!);
+  const m = /^(?:summary|totals): (\d+)/m.exec(readFileSync(file, 'utf8'));
   if (!m) throw new Error(`no totals in ${fresh[0]}`);
-  return Number(m[1]);
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  const compiling = /^\s*([\d,]+) .*Runtime_CompileOptimized\(/m.exec(annotated);
+  return { total: Number(m[1]), compiling: compiling ? Number(compiling[1]!.replaceAll(',', '')) : 0 };
 }
 
 async function countVariant(variant: Variant, dir: string): Promise<Record<string, number>> {
@@ -232,8 +241,13 @@ async function countVariant(variant: Variant, dir: string): Promise<Record<strin
       const before = new Set(readdirSync(dir));
       await load(server.url, route.target, amount, 10, variant.token);
       await server.control('dump');
-      perRoute[route.key] = lastDumpInstructions(server.outFile, dir, before) / amount;
-      log(`  ${variant.key.padEnd(14)} ${route.name.padEnd(24)} ${Math.round(perRoute[route.key]!)} instructions`);
+      const { total, compiling } = lastDump(server.outFile, dir, before);
+      perRoute[route.key] = (total - compiling) / amount;
+      perRoute[`${route.key}+compiling`] = total / amount;
+      log(
+        `  ${variant.key.padEnd(14)} ${route.name.padEnd(24)} ${Math.round(total / amount)} instructions, ` +
+          `${Math.round((total - compiling) / amount)} without Turbofan's`,
+      );
     }
   } finally {
     server.child.kill('SIGKILL');
@@ -349,7 +363,7 @@ for (const v of variants) {
 log('(everything on: per request; each other row: what leaving the part out saves; negative: what adding it costs)');
 
 const full = variants.length === VARIANTS.length && routes.length === ROUTES.length;
-const out = full ? 'bench/results/features.json' : 'bench/results/features.tmp';
+const out = `bench/results/features-${measures.join('-')}.${full ? 'json' : 'tmp'}`;
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
   out,
