@@ -1,4 +1,3 @@
-import cors from '@fastify/cors';
 import type { Tracer } from '@opentelemetry/api';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -15,10 +14,11 @@ import { AccessLog, defaultLogFormat, lazyChildLogger, loggerOptions } from './h
 import { registerAuth } from './http/auth.ts';
 import { registerJsonBody } from './http/body.ts';
 import { lingerOnClose } from './http/linger.ts';
-import { CORS_EXPOSED_HEADERS, CORS_ORIGIN } from './http/cors.ts';
+import { Cors } from './http/cors.ts';
 import {
   clientErrors,
   frameworkErrorsLoggedBy,
+  refusedWithoutHost,
   registerErrorHandling,
   registerProtocolAnswers,
 } from './http/errors.ts';
@@ -69,7 +69,16 @@ export interface AppDeps {
   tracer?: Tracer;
   /** The folder of the built web app; default: `web/dist` (`npm run build:web`). */
   webDist?: string;
+  /** For the bench only (bench/features.ts): parts of the request path left out, to measure what each costs. */
+  without?: ReadonlySet<BenchFeature>;
 }
+
+/**
+ * What the bench can leave out of the request path: the request id (a constant instead), CORS, the auth and
+ * rate-limit registration, validation (every request part accepted as sent), serialization (every answer the same
+ * small body), ETags, and the events of a change (no consumer: no activity, notification, stream entry or delivery).
+ */
+export type BenchFeature = 'request-id' | 'cors' | 'auth' | 'validation' | 'serialization' | 'etag' | 'events';
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
 export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
@@ -77,6 +86,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const store = deps.store ?? new MemoryStore({ activityLogMax: config.activityLogMax });
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
+  const without = deps.without ?? new Set<BenchFeature>();
 
   // The metrics (METRICS): every answer timed by the access log, the 404s and the early refusals included. The sources
   // are read at each scrape; the stream's hub comes later.
@@ -97,7 +107,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     // No part of a path is too long for the router: one is bounded by the request's head (`maxHeaderSize`), and
     // refused past the router it would skip the token check and the rate limit. A long id is the route's 404.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: config.maxHeaderSize },
-    genReqId: requestIdOf,
+    genReqId: without.has('request-id') ? () => 'req' : requestIdOf,
     frameworkErrors: frameworkErrorsLoggedBy((request, reply) => accessLog.requestCompleted(null, request, reply)),
     return503OnClosing: false,
     logController: accessLog,
@@ -122,7 +132,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   if (metrics) countUnavailable(app, metrics);
   lingerOnClose(app.server);
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(without.has('validation') ? () => () => true : validatorCompiler);
+  if (without.has('serialization')) app.setSerializerCompiler(() => () => '{"data":{}}');
+  app.decorate('etags', !without.has('etag'));
   app.setChildLoggerFactory(lazyChildLogger);
   // One hook for every answer: its request id and, once the service is closing, `Connection: close` (a keep-alive
   // connection busy when the listener closed would otherwise stay open, idle, until KEEP_ALIVE_TIMEOUT_MS and hold
@@ -147,7 +159,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   registerJsonBody(app);
   registerErrorHandling(app, routes);
-  const events = deps.events ?? new EventBus(app.log);
+  const events = deps.events ?? (without.has('events') ? new SilentBus(app.log) : new EventBus(app.log));
   const serviceDeps: ServiceDeps & { readonly store: Store } = { store, clock, ids, events };
   const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({
     clock,
@@ -178,38 +190,35 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const services = createServices(serviceDeps, dispatcher);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  await app.register(cors, {
-    origin: CORS_ORIGIN,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: [
-      'Content-Type',
-      'X-Actor',
-      'X-Request-Id',
-      'If-Match',
-      'If-None-Match',
-      ...(config.auth === 'token' ? ['Authorization', 'X-API-Key'] : []),
-    ],
-    exposedHeaders: [
-      ...CORS_EXPOSED_HEADERS,
-      ...(config.auth === 'token' ? ['WWW-Authenticate'] : []),
-      ...(config.rateLimit ? ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : []),
-    ],
-    optionsSuccessStatus: 204,
-    // A bare OPTIONS (no Origin or no requested method) is answered 204 too, never with a text/plain 400.
-    strictPreflight: false,
-    maxAge: 600,
+  // The one `onRequest` hook of every request, before the rate limit and the token check: CORS's headers (a preflight
+  // answered here), then a request without Host refused. Its `onSend` pair, above, adds the request id.
+  const cors = without.has('cors')
+    ? undefined
+    : new Cors({ auth: config.auth, rateLimited: config.rateLimit !== undefined });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (cors) {
+      cors.answer(reply);
+      if (request.method === 'OPTIONS') return cors.preflight(reply);
+    }
+    if (!refusedWithoutHost(request, reply)) done();
   });
-  // After CORS, whose headers its answers carry as every answer does.
+  // Preflights to any path reach the hook above through this route (never its handler).
+  app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
   registerProtocolAnswers(app);
 
   // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
-  await registerAuth(app, (value) => services.tokens.authenticate(value), config);
-  await registerOpenApi(app, resources, { auth: config.auth, rateLimited: config.rateLimit !== undefined }, [
-    STREAM_TAG,
-    DATA_FILE_TAG,
-  ]);
-  // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`.
-  registerWebApp(app, { auth: config.auth }, deps.webDist);
+  if (!without.has('auth')) await registerAuth(app, (value) => services.tokens.authenticate(value), config);
+  else app.decorateRequest('principal', null);
+  // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`;
+  // `/` is the index's route, which gives a browser the page.
+  const browserPage = registerWebApp(app, { auth: config.auth }, deps.webDist);
+  await registerOpenApi(
+    app,
+    resources,
+    { auth: config.auth, rateLimited: config.rateLimit !== undefined },
+    [STREAM_TAG, DATA_FILE_TAG],
+    browserPage,
+  );
   // On the service's port unless METRICS_PORT gives them a listener of their own (server.ts).
   if (metrics && config.metricsPort === undefined) registerMetricsRoute(app, metrics);
 
@@ -254,6 +263,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     await delivered;
   });
   return app;
+}
+
+/** An event bus that keeps no consumer: changes are published to nobody (the bench's `events` left out). */
+class SilentBus extends EventBus {
+  override subscribe(): void {}
+  override subscribeInTransaction(): void {}
 }
 
 /** The observers of the delivery workers given, told in turn; the one alone as it is. */

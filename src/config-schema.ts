@@ -211,6 +211,11 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     default: 1_000_000,
   }),
+  checkNestedTransactions: Type.Boolean({
+    description:
+      "Refuse a store transaction opened inside another (a programming error of the service's own, which would otherwise wait forever), with a 500 naming it. On Node 20 and 22 the check keeps an async context that every promise of the process pays for (about a tenth of the speed of a write; see bench/README.md), so it is off unless set; on Node 24 it costs nothing and is always on. The tests run with it on",
+    default: false,
+  }),
   auth: StringEnum(['none', 'token'], {
     description:
       '`none`: no authentication, as the interface document says; `token`: every `/api` request but the health checks, the OpenAPI document and the data file schema needs an API token (see [Running it: for a team](running.md#for-a-team-tokens-scopes-rate-limits))',

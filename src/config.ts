@@ -203,14 +203,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   return Object.freeze(config as Config);
 }
 
-/**
- * Whether the process runs as a deployment: `NODE_ENV=production`, the runtime's convention rather than a setting of
- * the service's own (no flag). It drops only what costs speed to guard against the service's own mistakes
- * (`checksNesting`).
- */
-export function inProduction(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.NODE_ENV === 'production';
-}
-
 /** Every setting at its default: the one source of the defaults, for code built without `loadConfig`. */
 export const DEFAULT_CONFIG: Config = loadConfig({}, []);

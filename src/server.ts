@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { buildApp } from './app.ts';
-import { ConfigError, inProduction, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { assertReadable, SeedFileRefused, seedFromFile } from './data-file/seed-file.ts';
 import { metricsServer } from './metrics/index.ts';
 import { openStore, StoreOpenError } from './store/index.ts';
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       poolSize: config.dbPoolSize,
       connectTimeoutMs: config.dbConnectTimeoutMs,
       statementTimeoutMs: config.dbStatementTimeoutMs,
-      checkNesting: checksNesting(inProduction()),
+      checkNesting: checksNesting(config.checkNestedTransactions),
       ...(tracing && { observeStatement: statementSpans(tracing.tracer) }),
     });
   } catch (err) {

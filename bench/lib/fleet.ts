@@ -25,7 +25,7 @@ export function freePort(): Promise<number> {
 export const serviceDist = { dir: 'dist' };
 
 /**
- * The service built to `dist/` and run with `node dist/server.js` as a deployment runs it (`NODE_ENV=production`)
+ * The service built to `dist/` and run with `node dist/server.js` as `npm start` runs it
  * with its defaults (seeded webhooks active, LOG_LEVEL info), stdout to `logFile` or /dev/null. `env` adds settings
  * (the webhook section's).
  */
@@ -38,7 +38,7 @@ export async function serviceSpec(
   return {
     name: 'service',
     argv: [process.execPath, ...nodeArgs, `${serviceDist.dir}/server.js`],
-    env: { PORT: String(port), HOST, NODE_ENV: 'production', ...env },
+    env: { PORT: String(port), HOST, ...env },
     port,
     readyPath: '/api/health',
     ...(logFile ? { logFile } : {}),

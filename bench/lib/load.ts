@@ -6,6 +6,8 @@ export interface Target {
   path: string;
   /** A body for each request: `n` counts the requests of this run (so each write changes something). */
   body?: (n: number) => unknown;
+  /** Headers sent with every request (a token). */
+  headers?: Record<string, string>;
 }
 
 export interface Measurement {
@@ -29,7 +31,7 @@ export async function measure(baseUrl: string, target: Target, opts: LoadOptions
   const request: Request = {
     method: target.method,
     path: target.path,
-    headers: target.body ? { 'content-type': 'application/json' } : {},
+    headers: { ...target.headers, ...(target.body && { 'content-type': 'application/json' }) },
   };
   const body = target.body;
   if (body) request.setupRequest = (req) => ({ ...req, body: JSON.stringify(body(n++)) });

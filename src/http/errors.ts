@@ -186,20 +186,23 @@ function answerAndClose(socket: Socket, error: AppError): string | undefined {
 }
 
 /**
- * What Node's HTTP server answers by itself, with an empty body or none, answered in the service's shape instead:
- * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2: a 400): Node's own check is off (`requireHostHeader`), and
- *   this hook answers it, naming the header;
+ * An HTTP/1.1 request without `Host` (RFC 9112 §3.2: a 400): Node's own check is off (`requireHostHeader`), and this
+ * answers it, naming the header; true when it did (the request goes no further).
+ */
+export function refusedWithoutHost(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.headers.host !== undefined || request.raw.httpVersion !== '1.1') return false;
+  void sendError(reply, validationError([{ field: 'host', message: 'is required in an HTTP/1.1 request' }]));
+  return true;
+}
+
+/**
+ * What Node's HTTP server answers by itself, with an empty body or none, answered in the service's shape instead
+ * (a request without `Host`: {@link refusedWithoutHost}, called by the service's `onRequest` hook):
  * - `Expect` with a value other than `100-continue`: Node answers 417 with no body; the service, which has no
  *   expectation to meet, handles the request as if the header were absent (RFC 9110 §10.1.1 allows either);
  * - `CONNECT`: Node closes the connection without a word; the service is no proxy, and answers 405.
  */
 export function registerProtocolAnswers(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      return void sendError(reply, validationError([{ field: 'host', message: 'is required in an HTTP/1.1 request' }]));
-    }
-    done();
-  });
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     app.server.emit('request', req, res),
   );

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { ErrorResponse } from '../errors.ts';
 import { Deleted, LIMITS, RequiredText } from '../schemas/common.ts';
@@ -43,6 +43,7 @@ export async function registerOpenApi(
   resources: readonly ResourceDocs[],
   access: Access = { auth: 'none', rateLimited: false },
   moreTags: readonly { name: string; description: string }[] = [],
+  browserPage?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined,
 ): Promise<void> {
   const docs = apiDocs(resources);
   // What each route needs of a token (its `config.scope`), by operation: the document's 401 and 403 answers.
@@ -132,8 +133,10 @@ export async function registerOpenApi(
         response: { 200: Index },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       // A browser that prefers HTML is given the web app here instead (src/web/).
+      const page = browserPage?.(request, reply);
+      if (page) return page;
       reply.header('link', LINK).header('vary', 'Accept');
       return INDEX;
     },

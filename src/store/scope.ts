@@ -11,12 +11,12 @@ import { NestedTransactionError } from './store.ts';
 export const CONTEXT_ON_PROMISE_HOOKS = '_propagate' in AsyncLocalStorage.prototype;
 
 /**
- * Whether the service's store checks that transactions do not nest: always where the check costs nothing, and
- * outside production (`NODE_ENV=production`) where it costs every promise. A nested transaction is a programming
- * error of the service's own, which every test catches with the check on.
+ * Whether the service's store checks that transactions do not nest: where the check costs nothing always, elsewhere
+ * when `requested` (`CHECK_NESTED_TRANSACTIONS`). A nested transaction is a programming error of the service's own,
+ * which every test catches with the check on.
  */
-export function checksNesting(production: boolean): boolean {
-  return !CONTEXT_ON_PROMISE_HOOKS || !production;
+export function checksNesting(requested: boolean): boolean {
+  return !CONTEXT_ON_PROMISE_HOOKS || requested;
 }
 
 /**

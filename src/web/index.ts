@@ -44,33 +44,15 @@ interface Asset {
 }
 
 /**
- * Routes to the app's page are constrained to requests that prefer HTML, so that `GET /` keeps its JSON route for
- * every other client and the app's paths fall through to the JSON 404.
- */
-const viewConstraint: Parameters<FastifyInstance['addConstraintStrategy']>[0] = {
-  name: 'view',
-  storage() {
-    const handlers = new Map<string, unknown>();
-    return {
-      get: (value: unknown) => (handlers.get(value as string) ?? null) as never,
-      set: (value: unknown, store: unknown) => void handlers.set(value as string, store),
-    };
-  },
-  deriveConstraint: (request) => (prefersHtml(request.headers.accept) ? 'page' : 'data'),
-  mustMatchWhenDerived: false,
-};
-
-/**
  * Serves the web app (web/): its page at the app's paths to a browser, with a Content-Security-Policy that allows
  * the service's own scripts and styles only, never cached; its hashed assets under `/assets/`, compressed (brotli or
  * gzip, made at build time) and cached for a year. Not built (`npm run build:web`): the page answers 503 saying so.
  */
-export function registerWebApp(app: FastifyInstance, settings: PageSettings, dist: string = WEB_DIST): void {
+export function registerWebApp(app: FastifyInstance, settings: PageSettings, dist: string = WEB_DIST): BrowserPage {
   const built = readBuild(dist);
   if (!built) app.log.warn(`the web app is not built (no ${join(dist, 'manifest.json')}): run npm run build:web`);
   const html = built && pageHtml(built.manifest, settings);
 
-  app.addConstraintStrategy(viewConstraint);
   const page = async (_request: FastifyRequest, reply: FastifyReply) => {
     if (!html) throw new AppError('SERVICE_UNAVAILABLE', 'The web app is not built: run npm run build:web');
     return reply
@@ -82,7 +64,14 @@ export function registerWebApp(app: FastifyInstance, settings: PageSettings, dis
       .header('vary', 'Accept')
       .send(html);
   };
-  for (const url of VIEW_PATHS) app.get(url, { constraints: { view: 'page' }, schema: { hide: true } }, page);
+  // Only these routes ask whether the request prefers HTML (a router constraint would ask every request): the
+  // others get the JSON 404, as any unknown path; `/` is the service's index route, which asks the same.
+  const pageFor: BrowserPage = (request, reply) =>
+    prefersHtml(request.headers.accept) ? page(request, reply) : undefined;
+  for (const url of VIEW_PATHS) {
+    if (url === '/') continue;
+    app.get(url, { schema: { hide: true } }, (request, reply) => pageFor(request, reply) ?? reply.callNotFound());
+  }
 
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const asset = built?.assets.get(request.params.name);
@@ -101,7 +90,11 @@ export function registerWebApp(app: FastifyInstance, settings: PageSettings, dis
       .header('vary', 'Accept-Encoding')
       .send(body);
   });
+  return pageFor;
 }
+
+/** The app's page when the request prefers HTML to JSON (a browser's navigation), answered; undefined otherwise. */
+export type BrowserPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined;
 
 function readBuild(dist: string): { manifest: Manifest; assets: Map<string, Asset> } | undefined {
   const manifestFile = join(dist, 'manifest.json');

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startServer } from '../helpers/server-process.ts';
 
-// NODE_ENV=production: the same API, with the store's nesting check dropped where it costs every promise (scope.ts).
-for (const env of [{}, { NODE_ENV: 'production' }] as Record<string, string>[]) {
-  const name = `the server process serves the seeded API over real HTTP${env.NODE_ENV ? ', NODE_ENV=production' : ''}`;
+// The tests' servers check nesting (helpers/server-process.ts); as users start it, the same API without the check.
+for (const env of [{}, { CHECK_NESTED_TRANSACTIONS: 'false' }] as Record<string, string>[]) {
+  const name = `the server process serves the seeded API over real HTTP${env.CHECK_NESTED_TRANSACTIONS ? ', without the nesting check' : ''}`;
   test(name, async (t) => {
     const server = await startServer([], env);
     t.after(() => server.child.kill('SIGKILL'));

@@ -38,6 +38,9 @@ export interface StartOptions {
   startTimeoutMs?: number;
 }
 
+/** The tests run the service with its nested-transaction check on (off by default for speed). */
+const CHECKED = { CHECK_NESTED_TRANSACTIONS: 'true' };
+
 /**
  * Spawns the service with `args`; does not wait. Through npm it gets a process group of its own, so that
  * {@link killAll} can end npm and the service under it at once.
@@ -46,11 +49,15 @@ function spawnService(args: string[], env: Record<string, string>, { npm = false
   const child = npm
     ? spawn('npm', ['start', '--', ...args], {
         cwd: root,
-        env: { ...process.env, CI: 'true', ...env },
+        env: { ...process.env, CI: 'true', ...CHECKED, ...env },
         stdio: 'pipe',
         detached: true,
       })
-    : spawn(process.execPath, [...startArgs(), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: 'pipe' });
+    : spawn(process.execPath, [...startArgs(), ...args], {
+        cwd: root,
+        env: { ...process.env, ...CHECKED, ...env },
+        stdio: 'pipe',
+      });
   child.stdin!.end();
   let out = '';
   let err = '';

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { inProduction } from '../../src/config.ts';
 import { CONTEXT_ON_PROMISE_HOOKS, TransactionScope, checksNesting } from '../../src/store/scope.ts';
 import { NestedTransactionError } from '../../src/store/store.ts';
 
@@ -15,12 +14,9 @@ test('the nesting check is known to cost every promise on this runtime exactly w
   assert.equal(CONTEXT_ON_PROMISE_HOOKS, !frames, `Node ${process.versions.node}`);
 });
 
-test('the service checks nesting outside production always, and in production only where it costs nothing', () => {
-  assert.equal(checksNesting(false), true);
-  assert.equal(checksNesting(true), !CONTEXT_ON_PROMISE_HOOKS);
-  assert.equal(inProduction({ NODE_ENV: 'production' }), true);
-  for (const NODE_ENV of [undefined, '', 'development', 'test', 'Production'])
-    assert.equal(inProduction({ NODE_ENV }), false, String(NODE_ENV));
+test('the service checks nesting when asked to, and always where it costs nothing', () => {
+  assert.equal(checksNesting(true), true);
+  assert.equal(checksNesting(false), !CONTEXT_ON_PROMISE_HOOKS);
 });
 
 test('a checked scope refuses inside an open transaction, across awaits; before and after, it allows', async () => {
