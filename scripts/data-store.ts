@@ -3,6 +3,7 @@
  * `--data-dir` (else `DATABASE_URL` or `DATA_DIR`, as the service reads them), opened as it is (never filled with
  * the sample records), and their way of ending with a message.
  */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openStore, StoreOpenError } from '../src/store/index.ts';
 import { describe } from '../src/store/sql/pg.ts';
 import type { Store } from '../src/store/store.ts';
@@ -10,6 +11,37 @@ import type { Store } from '../src/store/store.ts';
 export interface Where {
   readonly databaseUrl?: string;
   readonly dataDir?: string;
+}
+
+/** The options both commands take: where the store is, and `--help`. */
+const WHERE_OPTIONS = {
+  'database-url': { type: 'string' },
+  'data-dir': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+/**
+ * The command line, parsed with the command's own `options` beside `--database-url`, `--data-dir` and `--help`:
+ * a mistake ends with it and the usage (exit 2), `--help` with the usage alone (exit 0).
+ */
+export function commandLine<O extends NonNullable<ParseArgsConfig['options']>>(
+  command: string,
+  usage: string,
+  options: O,
+  allowPositionals = false,
+) {
+  const config = { options: { ...WHERE_OPTIONS, ...options }, allowPositionals, strict: true } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    fail(command, `${(error as Error).message}\n${usage}`, 2);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  return parsed;
 }
 
 /** The durable store the options (else the environment) name; undefined: none (the service would run in memory). */

@@ -5,32 +5,14 @@
  * mistake, or no durable store to read. docs/backups.md.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { writeDataFile } from '../src/data-file/export.ts';
 import type { Store } from '../src/store/store.ts';
-import { fail, messageOf, openAsItIs, whereFrom } from './data-store.ts';
+import { commandLine, fail, messageOf, openAsItIs, whereFrom } from './data-store.ts';
 
 const COMMAND = 'npm run export';
 const USAGE = `usage: ${COMMAND} -- [--database-url postgres://… | --data-dir <folder>] [--include-secrets] > backup.json`;
 
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      'database-url': { type: 'string' },
-      'data-dir': { type: 'string' },
-      'include-secrets': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-} catch (error) {
-  fail(COMMAND, `${(error as Error).message}\n${USAGE}`, 2);
-}
-if (parsed.values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const parsed = commandLine(COMMAND, USAGE, { 'include-secrets': { type: 'boolean', default: false } });
 const where = whereFrom(parsed.values, COMMAND);
 if (where === undefined) {
   fail(

@@ -6,13 +6,12 @@
  * per problem; nothing changed); 3 the store refused: it holds records (without `--replace`) or is in use.
  * docs/backups.md.
  */
-import { parseArgs } from 'node:util';
 import { checkDataFile } from '../src/data-file/check.ts';
 import { COLLECTIONS } from '../src/data-file/format.ts';
 import { loadDataFile } from '../src/data-file/load.ts';
 import { SqlStore } from '../src/store/sql/store.ts';
 import { StoreNotEmptyError, type Store } from '../src/store/store.ts';
-import { fail, messageOf, nameOf, openAsItIs, whereFrom } from './data-store.ts';
+import { commandLine, fail, messageOf, nameOf, openAsItIs, whereFrom } from './data-store.ts';
 
 const COMMAND = 'npm run import';
 const USAGE = `usage: ${COMMAND} -- backup.json [--database-url postgres://… | --data-dir <folder>] [--replace]`;
@@ -22,25 +21,7 @@ const APPLICATION_NAME = 'pm-service import';
 /** The store may not be imported into now (exit 3). */
 class Refused extends Error {}
 
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      'database-url': { type: 'string' },
-      'data-dir': { type: 'string' },
-      replace: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-} catch (error) {
-  fail(COMMAND, `${(error as Error).message}\n${USAGE}`, 2);
-}
-if (parsed.values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const parsed = commandLine(COMMAND, USAGE, { replace: { type: 'boolean', default: false } }, true);
 if (parsed.positionals.length !== 1) fail(COMMAND, `name one data file\n${USAGE}`, 2);
 const path = parsed.positionals[0]!;
 const where = whereFrom(parsed.values, COMMAND);
