@@ -6,6 +6,7 @@ import { api, query } from '../api.ts';
 import { useLive } from '../live.ts';
 import { Dialog } from '../parts/dialog.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
+import { RecordList, RecordRow, RowAction } from '../parts/record-list.tsx';
 import { useTitle } from '../parts/title.ts';
 import { navigate } from '../router.ts';
 import { refusal } from '../session.ts';
@@ -99,60 +100,40 @@ export function Projects() {
         </button>
       </div>
       <ErrorText error={error} />
-      {rows === null && !error && <p aria-busy="true">Loading the projects…</p>}
-      {rows && rows.length === 0 && <p>No projects yet. Create the first one.</p>}
-      {rows && rows.length > 0 && (
-        <ul class="projects" aria-label="Projects">
-          {rows.map((p) => (
-            <li key={p.id} class="project-row">
-              <div class="project-main">
-                <a class="project-name" href={`/projects/${encodeURIComponent(p.id)}`}>
-                  {p.name}
-                </a>
-                {p.description && <p class="muted clamp">{p.description}</p>}
-              </div>
-              <dl class="facts">
-                <div>
-                  <dt>Status</dt>
-                  <dd>
-                    <span class={`badge status-${p.status}`}>{PROJECT_STATUS_LABEL[p.status]}</span>
-                  </dd>
-                </div>
-                <div>
-                  <dt>Team</dt>
-                  <dd>{teamName(p.teamId)}</dd>
-                </div>
-                <div>
-                  <dt>Open tasks</dt>
-                  <dd>{p.open ?? '…'}</dd>
-                </div>
-              </dl>
-              <div class="row-actions">
-                <button
-                  type="button"
-                  class="quiet"
-                  aria-label={`Edit ${p.name}`}
-                  disabled={!!cannotWrite}
-                  title={cannotWrite ?? undefined}
-                  onClick={() => (editing.value = p)}
-                >
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="quiet danger"
-                  aria-label={`Delete ${p.name}`}
-                  disabled={!!cannotWrite}
-                  title={cannotWrite ?? undefined}
-                  onClick={() => (deleting.value = p)}
-                >
-                  Delete
-                </button>
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
+      <RecordList
+        label="Projects"
+        rows={rows}
+        error={error}
+        loading="Loading the projects…"
+        empty="No projects yet. Create the first one."
+        row={(p) => (
+          <RecordRow
+            key={p.id}
+            href={`/projects/${encodeURIComponent(p.id)}`}
+            name={p.name}
+            description={p.description}
+            facts={[
+              {
+                label: 'Status',
+                value: <span class={`badge status-${p.status}`}>{PROJECT_STATUS_LABEL[p.status]}</span>,
+              },
+              { label: 'Team', value: teamName(p.teamId) },
+              { label: 'Open tasks', value: p.open ?? '…' },
+            ]}
+          >
+            <div class="row-actions">
+              <RowAction label="Edit" name={p.name} refused={cannotWrite} onClick={() => (editing.value = p)} />
+              <RowAction
+                label="Delete"
+                name={p.name}
+                danger
+                refused={cannotWrite}
+                onClick={() => (deleting.value = p)}
+              />
+            </div>
+          </RecordRow>
+        )}
+      />
       {cannotWrite && <p class="muted">{cannotWrite}: you can look, not change.</p>}
       {editing.value && (
         <ProjectForm

@@ -4,6 +4,7 @@ import { api } from '../api.ts';
 import { useLive } from '../live.ts';
 import { Dialog } from '../parts/dialog.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
+import { RecordList, RecordRow } from '../parts/record-list.tsx';
 import { useTitle } from '../parts/title.ts';
 import { navigate } from '../router.ts';
 import { refusal } from '../session.ts';
@@ -61,28 +62,23 @@ export function Teams() {
         </button>
       </div>
       <ErrorText error={error} />
-      {teams === null && !error && <p aria-busy="true">Loading the teams…</p>}
-      {teams?.length === 0 && <p>No teams yet. Create the first one.</p>}
-      {teams && teams.length > 0 && (
-        <ul class="projects" aria-label="Teams">
-          {teams.map((t) => (
-            <li key={t.id} class="project-row team-row">
-              <div class="project-main">
-                <a class="project-name" href={`/teams/${encodeURIComponent(t.id)}`}>
-                  {t.name}
-                </a>
-                {t.description && <p class="muted clamp">{t.description}</p>}
-              </div>
-              <dl class="facts">
-                <div>
-                  <dt>Members</dt>
-                  <dd>{t.memberCount}</dd>
-                </div>
-              </dl>
-            </li>
-          ))}
-        </ul>
-      )}
+      <RecordList
+        label="Teams"
+        rows={teams}
+        error={error}
+        loading="Loading the teams…"
+        empty="No teams yet. Create the first one."
+        row={(t) => (
+          <RecordRow
+            key={t.id}
+            class="team-row"
+            href={`/teams/${encodeURIComponent(t.id)}`}
+            name={t.name}
+            description={t.description}
+            facts={[{ label: 'Members', value: t.memberCount }]}
+          />
+        )}
+      />
       {cannotWrite && <p class="muted">{cannotWrite}: you can look, not change.</p>}
       {creating && (
         <TeamForm

@@ -9,6 +9,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Dialog } from '../parts/dialog.tsx';
 import { ErrorText, describe } from '../parts/error.tsx';
+import { RecordList, RecordRow, RowAction } from '../parts/record-list.tsx';
 import { useTitle } from '../parts/title.ts';
 import { can } from '../session.ts';
 import type { Webhook, WebhookRecord } from '../types.ts';
@@ -182,56 +183,41 @@ function WebhookList() {
         webhooks). Open one for its delivery log.
       </p>
       <ErrorText error={error} />
-      {hooks === null && !error && <p aria-busy="true">Loading the webhooks…</p>}
-      {hooks?.length === 0 && <p>No webhooks yet.</p>}
-      {hooks && hooks.length > 0 && (
-        <ul class="projects" aria-label="Webhooks">
-          {hooks.map((h) => (
-            <li key={h.id} class="project-row webhook-row">
-              <div class="project-main">
-                <a class="project-name url" href={`/webhooks/${encodeURIComponent(h.id)}`}>
-                  {h.url}
-                </a>
-                {h.description && <p class="muted clamp">{h.description}</p>}
-              </div>
-              <dl class="facts">
-                <div>
-                  <dt>Events</dt>
-                  <dd>{eventsText(h.events)}</dd>
-                </div>
-                <div>
-                  <dt>Active</dt>
-                  <dd>
-                    <span class={h.active ? 'badge on' : 'badge off'}>{h.active ? 'On' : 'Off'}</span>
-                  </dd>
-                </div>
-              </dl>
-              <div class="row-actions">
-                <button
-                  type="button"
-                  class="quiet"
-                  aria-label={`${h.active ? 'Switch off' : 'Switch on'} ${h.url}`}
-                  onClick={() => void switchActive(h)}
-                >
-                  {h.active ? 'Switch off' : 'Switch on'}
-                </button>
-                <button type="button" class="quiet" aria-label={`Edit ${h.url}`} onClick={() => setEditing(h)}>
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="quiet danger"
-                  aria-label={`Delete ${h.url}`}
-                  onClick={() => setDeleting(h)}
-                >
-                  Delete
-                </button>
-              </div>
-              {rowError?.id === h.id && <ErrorText error={rowError.text} />}
-            </li>
-          ))}
-        </ul>
-      )}
+      <RecordList
+        label="Webhooks"
+        rows={hooks}
+        error={error}
+        loading="Loading the webhooks…"
+        empty="No webhooks yet."
+        row={(h) => (
+          <RecordRow
+            key={h.id}
+            class="webhook-row"
+            href={`/webhooks/${encodeURIComponent(h.id)}`}
+            name={h.url}
+            nameClass="url"
+            description={h.description}
+            facts={[
+              { label: 'Events', value: eventsText(h.events) },
+              {
+                label: 'Active',
+                value: <span class={h.active ? 'badge on' : 'badge off'}>{h.active ? 'On' : 'Off'}</span>,
+              },
+            ]}
+          >
+            <div class="row-actions">
+              <RowAction
+                label={h.active ? 'Switch off' : 'Switch on'}
+                name={h.url}
+                onClick={() => void switchActive(h)}
+              />
+              <RowAction label="Edit" name={h.url} onClick={() => setEditing(h)} />
+              <RowAction label="Delete" name={h.url} danger onClick={() => setDeleting(h)} />
+            </div>
+            {rowError?.id === h.id && <ErrorText error={rowError.text} />}
+          </RecordRow>
+        )}
+      />
       {editing && (
         <WebhookForm
           webhook={editing === 'new' ? null : editing}
