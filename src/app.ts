@@ -207,7 +207,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   registerProtocolAnswers(app);
 
   // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
-  if (!without.has('auth')) await registerAuth(app, (value) => services.tokens.authenticate(value), config);
+  if (!without.has('auth')) registerAuth(app, (value, hash) => services.tokens.authenticate(value, hash), config);
   else app.decorateRequest('principal', null);
   // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`;
   // `/` is the index's route, which gives a browser the page.

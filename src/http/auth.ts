@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { SCOPES, type Scope } from '../model/token.ts';
+import { RateLimiter } from './rate-limit.ts';
 
 /** Who a request is made by, once its token is checked. */
 export interface Principal {
@@ -14,9 +14,9 @@ export interface Principal {
 
 /**
  * What authentication needs of the API tokens, handed in by `buildApp`: who a token's value stands for, when it is
- * one that exists and has not expired; undefined otherwise.
+ * one that exists and has not expired; undefined otherwise. `hash`: the value's SHA-256 in hex, taken once.
  */
-export type Authenticate = (value: string) => Promise<Principal | undefined>;
+export type Authenticate = (value: string, hash: string) => Promise<Principal | undefined>;
 
 /**
  * What a route needs of a token (`AUTH=token`), declared in its own `config.scope`: a scope, or `public` for none
@@ -50,11 +50,12 @@ const CHALLENGE = 'Bearer realm="pm-service"';
 const INVALID_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
 const BEARER = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
 
-/** How the request was resolved: who, or why not. Kept per request, so that the token is checked once. */
-/** `holder`: the valid token's owner of a request refused for its scopes (it counts against that token's limit). */
+/**
+ * How the request was resolved: who, or why not. `holder`: the valid token's owner of a request refused for its
+ * scopes (it counts against that token's limit).
+ */
 type Resolution = { principal: Principal } | { refusal: AppError; holder?: Principal } | { public: true };
-const RESOLVED = Symbol('auth.resolved');
-type Resolved = FastifyRequest & { [RESOLVED]: Promise<Resolution> | null };
+const PUBLIC: Resolution = { public: true };
 
 /**
  * What the token check reads of the route a request matched. Fastify 5 builds `request.routeOptions` anew at each
@@ -105,10 +106,9 @@ function credentialOf(request: FastifyRequest, route: Route): string | AppError 
 }
 
 /**
- * API tokens (`AUTH=token`): one `onRequest` hook checks every API request but those of public routes. Missing,
- * unknown, revoked or expired: `401 UNAUTHENTICATED` with `WWW-Authenticate: Bearer`; without the scope the request
- * needs: `403 FORBIDDEN`. `ADMIN_TOKEN` is an admin token of username `admin`, compared by its SHA-256 in constant
- * time. The principal found is `request.principal`, whose username is the actor of what the request changes.
+ * API tokens (`AUTH=token`): every API request but those of public routes is checked. Missing, unknown, revoked or
+ * expired: `401 UNAUTHENTICATED` with `WWW-Authenticate: Bearer`; without the scope the request needs:
+ * `403 FORBIDDEN`. `ADMIN_TOKEN` is an admin token of username `admin`, compared by its SHA-256 in constant time.
  */
 export class Authenticator {
   private readonly adminHash: Buffer;
@@ -120,68 +120,52 @@ export class Authenticator {
     this.adminHash = sha256(adminToken);
   }
 
-  /** Who makes the request, or why it is refused; made once per request. */
-  resolve(request: FastifyRequest): Promise<Resolution> {
-    return ((request as Resolved)[RESOLVED] ??= this.check(request));
-  }
-
-  private async check(request: FastifyRequest): Promise<Resolution> {
+  /**
+   * Who makes the request, or why it is refused. Answered at once when the store need not be asked (a public
+   * route, no token or a malformed one, `ADMIN_TOKEN`), so that those requests take no extra turn.
+   */
+  resolve(request: FastifyRequest): Resolution | Promise<Resolution> {
     // A public route never reads a token it is sent, so it never waits for the store: a liveness probe that sends
     // one answers while the database is away. It counts against the client address.
     const route: Route = request.routeOptions;
-    if (isPublic(request, route)) return { public: true };
+    if (isPublic(request, route)) return PUBLIC;
     const credential = credentialOf(request, route);
     if (credential === undefined) {
       return { refusal: unauthenticated('An API token is required: Authorization: Bearer <token> or X-API-Key') };
     }
     if (credential instanceof AppError) return { refusal: credential };
-    const principal = await this.principalOf(credential);
-    if (!principal) {
-      return { refusal: unauthenticated('The API token is unknown, revoked or expired', INVALID_CHALLENGE) };
-    }
+    if (credential.length > 1024) return UNKNOWN_TOKEN();
+    // Compared by their SHA-256 (of one length) in constant time: the comparison tells nothing of the admin token.
+    // The hash is taken once, and handed to the store's lookup when the token is not the admin's.
+    const hash = sha256(credential);
+    if (timingSafeEqual(hash, this.adminHash)) return this.scoped(request, route, ADMIN);
+    return this.authenticate(credential, hash.toString('hex')).then((principal) =>
+      principal ? this.scoped(request, route, principal) : UNKNOWN_TOKEN(),
+    );
+  }
+
+  /** The request of a valid token's `principal`: let on, or refused when the token lacks the scope it needs. */
+  private scoped(request: FastifyRequest, route: Route, principal: Principal): Resolution {
     // A path or method with no route is a 404 or 405 for every valid token: no scope would change that.
     if (route.url === undefined) return { principal };
     const needed = scopeOf(request.method, route.config);
-    if (needed !== 'public' && !covers(principal.scopes, needed)) {
-      return {
-        refusal: new AppError(
-          'FORBIDDEN',
-          `This request needs the ${needed} scope; the token has ${principal.scopes.join(', ')}`,
-        ),
-        holder: principal,
-      };
-    }
-    return { principal };
+    if (needed === 'public' || covers(principal.scopes, needed)) return { principal };
+    return {
+      refusal: new AppError(
+        'FORBIDDEN',
+        `This request needs the ${needed} scope; the token has ${principal.scopes.join(', ')}`,
+      ),
+      holder: principal,
+    };
   }
-
-  private async principalOf(value: string): Promise<Principal | undefined> {
-    if (value.length > 1024) return undefined;
-    // Compared by their SHA-256 (of one length) in constant time: the comparison tells nothing of the admin token.
-    if (timingSafeEqual(sha256(value), this.adminHash)) return { username: ADMIN_USERNAME, scopes: ['admin'] };
-    return this.authenticate(value);
-  }
-
-  /** The hook: lets the request on with its principal, or answers the refusal. */
-  readonly hook = async (request: FastifyRequest): Promise<void> => {
-    const resolution = await this.resolve(request);
-    if ('refusal' in resolution) throw resolution.refusal;
-    if ('principal' in resolution) request.principal = resolution.principal;
-  };
 }
 
-const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
+const ADMIN: Principal = Object.freeze({ username: ADMIN_USERNAME, scopes: Object.freeze(['admin'] as Scope[]) });
+const UNKNOWN_TOKEN = (): Resolution => ({
+  refusal: unauthenticated('The API token is unknown, revoked or expired', INVALID_CHALLENGE),
+});
 
-/** A window in the largest unit that divides it: `60000` → `1m`. */
-function inWords(ms: number): string {
-  for (const [unit, size] of [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-  ] as const) {
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
-}
+const sha256 = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 export interface AuthOptions {
   auth: 'none' | 'token';
@@ -190,45 +174,40 @@ export interface AuthOptions {
 }
 
 /**
- * Registers what `AUTH` and `RATE_LIMIT` ask for, in this order: the rate limit (per token when a valid one is
- * sent, else per client address: a stream of bad tokens is limited by its address), then the token check. With
- * neither setting, nothing is registered and the service answers as without them.
+ * Registers what `AUTH` and `RATE_LIMIT` ask for: one `onRequest` hook, the guard, that resolves the token (when
+ * `AUTH=token`), then counts the request against its rate limit (per token when a valid one is sent, also on a
+ * request refused for its scopes; else per client address, so that a stream of bad tokens is limited by its
+ * address), then lets it on with `request.principal` or answers its refusal. With neither setting, nothing is
+ * registered and the service answers as without them.
  */
-export async function registerAuth(
-  app: FastifyInstance,
-  authenticate: Authenticate,
-  options: AuthOptions,
-): Promise<void> {
+export function registerAuth(app: FastifyInstance, authenticate: Authenticate, options: AuthOptions): void {
   app.decorateRequest('principal', null);
-  let authenticator: Authenticator | undefined;
-  if (options.auth === 'token') {
-    if (options.adminToken === undefined) throw new Error('AUTH=token needs ADMIN_TOKEN');
-    authenticator = new Authenticator(authenticate, options.adminToken);
-    // Declared on every request from the start, so that setting it keeps the requests' shape (V8's hidden class).
-    app.decorateRequest(RESOLVED, null);
-  }
-  if (options.rateLimit) {
-    const { max, windowMs } = options.rateLimit;
-    await app.register(rateLimit, {
-      global: false,
-      max,
-      timeWindow: windowMs,
-      cache: 100_000,
-      keyGenerator: async (request) => {
-        const resolution = authenticator && (await authenticator.resolve(request));
-        // A valid token counts against its own limit, also on a request refused for its scopes.
-        const principal =
-          resolution &&
-          ('principal' in resolution ? resolution.principal : 'refusal' in resolution && resolution.holder);
-        return principal ? `token:${principal.tokenId ?? ADMIN_USERNAME}` : `address:${request.ip}`;
-      },
-      errorResponseBuilder: (_request, context) =>
-        new AppError(
-          'RATE_LIMITED',
-          `Too many requests: at most ${max} per ${inWords(windowMs)}; try again in ${context.after}`,
-        ),
-    });
-    app.addHook('onRequest', app.rateLimit());
-  }
-  if (authenticator) app.addHook('onRequest', authenticator.hook);
+  if (options.auth === 'token' && options.adminToken === undefined) throw new Error('AUTH=token needs ADMIN_TOKEN');
+  const authenticator = options.auth === 'token' ? new Authenticator(authenticate, options.adminToken!) : undefined;
+  const limiter = options.rateLimit && new RateLimiter(options.rateLimit);
+  if (!authenticator && !limiter) return;
+
+  const settle = (resolution: Resolution, request: FastifyRequest, reply: FastifyReply, done: HookDone) => {
+    if (limiter) {
+      const holder = 'principal' in resolution ? resolution.principal : 'holder' in resolution && resolution.holder;
+      const limited = limiter.count(
+        holder ? `token:${holder.tokenId ?? ADMIN_USERNAME}` : `address:${request.ip}`,
+        reply,
+      );
+      if (limited) return done(limited);
+    }
+    if ('refusal' in resolution) return done(resolution.refusal);
+    if ('principal' in resolution) request.principal = resolution.principal;
+    done();
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    const resolution = authenticator ? authenticator.resolve(request) : PUBLIC;
+    if (resolution instanceof Promise) {
+      resolution.then((settled) => settle(settled, request, reply, done), done);
+    } else {
+      settle(resolution, request, reply, done);
+    }
+  });
 }
+
+type HookDone = (err?: Error) => void;

@@ -4,6 +4,7 @@ import { Api, testApp } from '../helpers/app.ts';
 import { AS_ADMIN, authApp, bearer } from '../helpers/auth.ts';
 import { Contract, type OpenApiDoc } from '../helpers/contract.ts';
 import { assertError } from './assert-error.ts';
+import { RateLimiter } from '../../src/http/rate-limit.ts';
 
 const from = (remoteAddress: string, headers: Record<string, string> = {}) => ({
   method: 'GET' as const,
@@ -78,4 +79,36 @@ test('RATE_LIMIT with AUTH=token: a valid token refused for its scopes counts ag
   const anonymous = await api.request(from('10.0.0.4'));
   assertError(anonymous, 401, 'UNAUTHENTICATED');
   assert.equal(anonymous.headers['x-ratelimit-remaining'], '2');
+});
+
+test('the window: it starts at the first request of a key, counts down its reset, and gives the whole budget back once over', () => {
+  const limiter = new RateLimiter({ max: 2, windowMs: 60_000 });
+  const answer = () => {
+    const headers: Record<string, unknown> = {};
+    return { headers, reply: { header: (name: string, value: unknown) => (headers[name] = value) } as never };
+  };
+  const at = (key: string, now: number) => {
+    const { headers, reply } = answer();
+    return { refusal: limiter.count(key, reply, now), headers };
+  };
+  const first = at('address:a', 1_000);
+  assert.equal(first.refusal, undefined);
+  assert.deepEqual(first.headers, { 'x-ratelimit-limit': 2, 'x-ratelimit-remaining': 1, 'x-ratelimit-reset': 60 });
+  assert.equal(at('address:a', 30_500).headers['x-ratelimit-reset'], 31);
+  const over = at('address:a', 59_000);
+  assert.ok(over.refusal);
+  assert.equal(over.refusal.statusCode, 429);
+  assert.equal(over.refusal.message, 'Too many requests: at most 2 per 1m; try again in 2 seconds');
+  assert.deepEqual(over.headers, {
+    'x-ratelimit-limit': 2,
+    'x-ratelimit-remaining': 0,
+    'x-ratelimit-reset': 2,
+    'retry-after': 2,
+  });
+  // Another key has its own window; the first key's ends 60 s after its first request, and the budget is whole again.
+  assert.equal(at('token:t1', 59_000).headers['x-ratelimit-remaining'], 1);
+  const again = at('address:a', 61_000);
+  assert.equal(again.refusal, undefined);
+  assert.equal(again.headers['x-ratelimit-remaining'], 1);
+  assert.equal(again.headers['x-ratelimit-reset'], 60);
 });

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { allOf, exactFilter, type ServiceDeps } from '../../core/resource-service.ts';
 import type { Conditions, ListQuery, Page } from '../../model/list.ts';
 import { iso } from '../../model/time.ts';
@@ -12,7 +12,7 @@ import type { Token, TokenRecord } from '../../model/token.ts';
 export const LAST_USED_EVERY_MS = 1_000;
 
 /** SHA-256 of a token's value, hex: what the store keeps and looks tokens up by. */
-export const tokenHash = (value: string): string => createHash('sha256').update(value).digest('hex');
+export const tokenHash = (value: string): string => hash('sha256', value, 'hex');
 
 /** A token's value: `pmt_` + 40 alphanumerics from a cryptographic source (about 238 bits). */
 export const newTokenValue = () => `pmt_${randomAlphanumeric(40)}`;
