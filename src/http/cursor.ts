@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../errors.ts';
 import type { Position } from '../model/list.ts';
 
@@ -23,10 +23,7 @@ export function queryDigest(path: string, query: Record<string, unknown>): strin
     .filter((k) => k !== 'limit' && k !== 'cursor' && query[k] !== undefined)
     .sort()
     .map((k) => [k, query[k]]);
-  return createHash('sha256')
-    .update(JSON.stringify([path, bound]))
-    .digest('base64url')
-    .slice(0, 16);
+  return hash('sha256', JSON.stringify([path, bound]), 'base64url').slice(0, 16);
 }
 
 export function encodeCursor(digest: string, position: Position): string {

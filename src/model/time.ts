@@ -5,9 +5,22 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** Timestamps are ISO 8601 UTC with milliseconds. */
+/** The last instant `iso` wrote, and what it wrote. */
+let lastMs = NaN;
+let lastIso = '';
+
+/**
+ * Timestamps are ISO 8601 UTC with milliseconds. One change stamps the same millisecond several times (its record,
+ * its event, its activity entries, its deliveries), and `toISOString` is a call into the engine's runtime: the last
+ * one written is reused for the same millisecond (bench/README.md, *What each part costs*).
+ */
 export function iso(date: Date): string {
-  return date.toISOString(); // throws on an invalid date
+  const ms = date.getTime();
+  if (ms !== lastMs) {
+    lastIso = date.toISOString(); // throws on an invalid date
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /**
