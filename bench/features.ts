@@ -23,6 +23,7 @@ import autocannon from 'autocannon';
 import { freePort } from './lib/fleet.ts';
 import { median, measure, type Target } from './lib/load.ts';
 import { machine } from './lib/report.ts';
+import { BENCH_ADMIN_TOKEN } from './lib/routes.ts';
 import { cpuSeconds, HOST, pinSelf, start, stop, type Running } from './lib/servers.ts';
 
 const { values: a } = parseArgs({
@@ -46,7 +47,7 @@ const { values: a } = parseArgs({
   },
 });
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 
 interface Variant {
   key: string;
@@ -66,9 +67,23 @@ const VARIANTS: Variant[] = [
   { key: 'etag', label: 'ETag', env: { BENCH_WITHOUT: 'etag' } },
   { key: 'serialization', label: 'serialization', env: { BENCH_WITHOUT: 'serialization' } },
   { key: 'events', label: 'events (activity, notifications, stream, webhooks)', env: { BENCH_WITHOUT: 'events' } },
-  { key: 'nesting-check', label: 'nested-transaction check', env: { BENCH_WITHOUT: 'nesting-check' } },
+  { key: 'activity-log', label: '… of them, the activity entries', env: { BENCH_WITHOUT: 'activity-log' } },
+  { key: 'notifications', label: '… the notifications', env: { BENCH_WITHOUT: 'notifications' } },
+  { key: 'stream', label: "… the event stream's entries", env: { BENCH_WITHOUT: 'stream' } },
+  { key: 'webhooks', label: '… the webhook deliveries', env: { BENCH_WITHOUT: 'webhooks' } },
+  {
+    key: 'nesting-check',
+    label: '+ the nested-transaction check (CHECK_NESTED_TRANSACTIONS=true)',
+    env: { CHECK_NESTED_TRANSACTIONS: 'true' },
+  },
   { key: 'auth-token', label: '+ AUTH=token (the admin token)', env: { AUTH: 'token', ADMIN_TOKEN }, token: true },
   { key: 'rate-limit', label: '+ RATE_LIMIT=1000000/1m', env: { RATE_LIMIT: '1000000/1m' } },
+  {
+    key: 'token-and-limit',
+    label: '+ both: AUTH=token and RATE_LIMIT',
+    env: { AUTH: 'token', ADMIN_TOKEN, RATE_LIMIT: '1000000/1m' },
+    token: true,
+  },
 ];
 
 interface Route {

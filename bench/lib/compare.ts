@@ -1,8 +1,9 @@
 /**
  * The comparison: for each route and each round, fresh servers (so one route's writes never swell another's reads,
  * and no process's luck counts twice: two processes of the same build can differ by 20 % for as long as they run,
- * as each one's JIT settles its own way), a warm-up each, then one measurement each, service, bare, json-server
- * (reversed every other round). The medians are taken over the rounds, that is over as many processes.
+ * as each one's JIT settles its own way), a warm-up each, then one measurement each, service, the service with
+ * tokens and a rate limit, bare, json-server (reversed every other round). The medians are taken over the rounds,
+ * that is over as many processes.
  */
 import { measure, type LoadOptions, type Measurement, type Target } from './load.ts';
 import { specs } from './fleet.ts';
@@ -28,7 +29,11 @@ export async function compareRoute(route: Route, o: CompareOptions): Promise<Rou
     const running = new Map<ServerName, Running>();
     try {
       for (const name of o.servers) running.set(name, await start(fleet.specs[name]!));
-      if (route.prepare) for (const [name, server] of running) await prepare(server.url, route.prepare, name);
+      if (route.prepare) {
+        for (const [name, server] of running) {
+          await prepare(server.url, route.prepare, name, route.targets[name].headers);
+        }
+      }
       const load: LoadOptions = { connections: o.connections, seconds: o.warmup };
       for (const [name, server] of running) if (o.warmup > 0) await measure(server.url, route.targets[name], load);
       // Servers in turn, the order reversed every other round: no server always goes first.
@@ -86,11 +91,16 @@ export async function quietMeasure(
 }
 
 /** Sends the route's preparation requests one by one (e.g. activity entries for the log to read). */
-async function prepare(baseUrl: string, p: Target & { count: number }, name: string): Promise<void> {
+async function prepare(
+  baseUrl: string,
+  p: Target & { count: number },
+  name: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
   for (let n = 0; n < p.count; n++) {
     const res = await fetch(baseUrl + p.path, {
       method: p.method,
-      headers: { 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(p.body?.(n) ?? {}),
     });
     await res.arrayBuffer();

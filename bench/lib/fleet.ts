@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as seed from '../../src/store/seed-data.ts';
 import { dropDatabase, freshDatabase } from './pg.ts';
-import type { ServerName, Store } from './routes.ts';
+import { BENCH_ADMIN_TOKEN, type ServerName, type Store } from './routes.ts';
 import { HOST, type ServerSpec } from './servers.ts';
 
 const require = createRequire(import.meta.url);
@@ -33,10 +33,11 @@ export async function serviceSpec(
   env: Record<string, string> = {},
   logFile?: string,
   nodeArgs: string[] = [],
+  name = 'service',
 ): Promise<ServerSpec> {
   const port = await freePort();
   return {
-    name: 'service',
+    name,
     argv: [process.execPath, ...nodeArgs, `${serviceDist.dir}/server.js`],
     env: { PORT: String(port), HOST, ...env },
     port,
@@ -44,6 +45,9 @@ export async function serviceSpec(
     ...(logFile ? { logFile } : {}),
   };
 }
+
+/** `service-token`: API tokens and a rate limit too high to refuse any request of the bench (what they cost). */
+const TOKEN_AND_LIMIT = { AUTH: 'token', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, RATE_LIMIT: '1000000/1m' };
 
 /** The bare node:http server; `busyMicros` adds that much busy work per request (bench:floor). */
 export async function bareSpec(busyMicros = 0): Promise<ServerSpec> {
@@ -103,7 +107,14 @@ export async function specs(
   names: readonly ServerName[] = [],
 ): Promise<{ specs: Partial<Record<ServerName, ServerSpec>>; cleanup: () => Promise<void> }> {
   if (store === 'memory') {
-    const all = { service: await serviceSpec(), bare: await bareSpec(), 'json-server': await jsonServerSpec() };
+    const all: Partial<Record<ServerName, ServerSpec>> = {};
+    for (const name of names) {
+      if (name === 'service') all.service = await serviceSpec();
+      else if (name === 'service-token') all['service-token'] = await serviceSpec(TOKEN_AND_LIMIT, undefined, [], name);
+      else if (name === 'bare') all.bare = await bareSpec();
+      else if (name === 'json-server') all['json-server'] = await jsonServerSpec();
+      else throw new Error(`${name} runs on PostgreSQL only`);
+    }
     return { specs: all, cleanup: async () => {} };
   }
   const dbs: string[] = [];

@@ -1,9 +1,12 @@
 /** The benchmarked routes, as each server spells them (json-server has its own query language). */
 import type { Target } from './load.ts';
 
-export type ServerName = 'service' | 'bare' | 'json-server' | 'bare-pg';
-/** The servers compared on each store: the service's memory store by default, `--store postgres` on PostgreSQL. */
-export const SERVERS: readonly ServerName[] = ['service', 'bare', 'json-server'];
+export type ServerName = 'service' | 'service-token' | 'bare' | 'json-server' | 'bare-pg';
+/**
+ * The servers compared on each store: the service's memory store by default (and the same service with `AUTH=token`
+ * and `RATE_LIMIT`, sent the admin token), `--store postgres` on PostgreSQL.
+ */
+export const SERVERS: readonly ServerName[] = ['service', 'service-token', 'bare', 'json-server'];
 export const PG_SERVERS: readonly ServerName[] = ['service', 'bare-pg'];
 export type Store = 'memory' | 'postgres';
 
@@ -15,7 +18,16 @@ export interface Route {
   prepare?: Target & { count: number };
 }
 
-const same = (t: Target): Record<ServerName, Target> => ({ service: t, bare: t, 'json-server': t, 'bare-pg': t });
+/** The admin token of the `service-token` server, sent by every request to it. */
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789';
+const withToken = (t: Target): Target => ({ ...t, headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+const same = (t: Target): Record<ServerName, Target> => ({
+  service: t,
+  'service-token': withToken(t),
+  bare: t,
+  'json-server': t,
+  'bare-pg': t,
+});
 const STATUSES = ['todo', 'in_progress', 'done'];
 
 export const ROUTES: readonly Route[] = [
@@ -51,6 +63,7 @@ export const ROUTES: readonly Route[] = [
     write: false,
     targets: {
       service: { method: 'GET', path: '/api/activity-log?limit=50' },
+      'service-token': withToken({ method: 'GET', path: '/api/activity-log?limit=50' }),
       bare: { method: 'GET', path: '/api/activity-log?limit=50' },
       'bare-pg': { method: 'GET', path: '/api/activity-log?limit=50' },
       'json-server': { method: 'GET', path: '/api/activity-log?_sort=timestamp&_order=desc&_limit=50' },

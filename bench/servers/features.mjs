@@ -1,8 +1,8 @@
 /**
  * The service as `npm start` runs it (the built `dist/`, its defaults, the memory store), with parts of the request
  * path left out for `npm run bench:profile` (bench/features.ts): `BENCH_WITHOUT` names them (a comma-separated list
- * of `BenchFeature`s of src/app.ts, and `nesting-check` for the store's nested-transaction check, otherwise on); the
- * other settings come from the environment. Plain JavaScript, so that it starts quickly under valgrind.
+ * of `BenchFeature`s of src/app.ts); the other settings come from the environment, `CHECK_NESTED_TRANSACTIONS`
+ * among them, as `npm start` reads them. Plain JavaScript, so that it starts quickly under valgrind.
  *
  *   node bench/servers/features.mjs        (PORT, HOST, BENCH_WITHOUT, BENCH_DIST, LOG_LEVEL, METRICS, AUTH, …)
  *
@@ -19,10 +19,14 @@ const dist = pathToFileURL(`${process.cwd()}/${process.env.BENCH_DIST ?? 'dist'}
 const { buildApp } = await import(`${dist}app.js`);
 const { loadConfig } = await import(`${dist}config.js`);
 const { openStore } = await import(`${dist}store/index.js`);
+const { checksNesting } = await import(`${dist}store/scope.js`);
 
 const without = new Set((process.env.BENCH_WITHOUT ?? '').split(',').filter((f) => f !== ''));
 const config = loadConfig();
-const store = await openStore({ activityLogMax: config.activityLogMax, checkNesting: !without.has('nesting-check') });
+const store = await openStore({
+  activityLogMax: config.activityLogMax,
+  checkNesting: checksNesting(config.checkNestedTransactions),
+});
 const app = await buildApp({ config, store, seed: false, without });
 await app.listen({ host: config.host, port: config.port });
 
