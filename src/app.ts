@@ -7,7 +7,7 @@ import { iso, systemClock, type Clock } from './model/time.ts';
 import type { ServiceDeps } from './core/resource-service.ts';
 import { exportRoute } from './data-file/export-route.ts';
 import { activityConsumer } from './events/activity.ts';
-import { EventBus } from './events/bus.ts';
+import { EventBus, type Consumer, type TransactionalConsumer, type TransactionStart } from './events/bus.ts';
 import { notificationConsumer } from './events/notifications.ts';
 import { subscribeDelivery } from './events/webhooks.ts';
 import { AccessLog, defaultLogFormat, lazyChildLogger, loggerOptions } from './http/logging.ts';
@@ -76,9 +76,18 @@ export interface AppDeps {
 /**
  * What the bench can leave out of the request path: the request id (a constant instead), CORS, the auth and
  * rate-limit registration, validation (every request part accepted as sent), serialization (every answer the same
- * small body), ETags, and the events of a change (no consumer: no activity, notification, stream entry or delivery).
+ * small body), ETags, and the events of a change (no consumer: no activity, notification, stream entry or delivery),
+ * or one of their consumers alone (`activity-log`, `notifications`, `stream`, `webhooks`).
  */
-export type BenchFeature = 'request-id' | 'cors' | 'auth' | 'validation' | 'serialization' | 'etag' | 'events';
+export type BenchFeature =
+  | 'request-id'
+  | 'cors'
+  | 'auth'
+  | 'validation'
+  | 'serialization'
+  | 'etag'
+  | 'events'
+  | (typeof CONSUMERS)[number];
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
 export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
@@ -159,7 +168,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   });
   registerJsonBody(app);
   registerErrorHandling(app, routes);
-  const events = deps.events ?? (without.has('events') ? new SilentBus(app.log) : new EventBus(app.log));
+  const events = deps.events ?? busWithout(app.log, without);
   const serviceDeps: ServiceDeps & { readonly store: Store } = { store, clock, ids, events };
   const dispatcher = (deps.makeDispatcher ?? ((options) => new WebhookDispatcher(options)))({
     clock,
@@ -265,10 +274,29 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   return app;
 }
 
-/** An event bus that keeps no consumer: changes are published to nobody (the bench's `events` left out). */
-class SilentBus extends EventBus {
-  override subscribe(): void {}
-  override subscribeInTransaction(): void {}
+/** The consumers of changes the bench can leave out, by the names they subscribe with; `events`: all of them. */
+const CONSUMERS = ['activity-log', 'notifications', 'stream', 'webhooks'] as const;
+
+/** An event bus that keeps none of the consumers `left` names: their part of each change is left out (the bench). */
+class PartialBus extends EventBus {
+  constructor(
+    log: FastifyBaseLogger,
+    private readonly left: ReadonlySet<string>,
+  ) {
+    super(log);
+  }
+  override subscribe(name: string, consume: Consumer): void {
+    if (!this.left.has(name)) super.subscribe(name, consume);
+  }
+  override subscribeInTransaction(name: string, consume: TransactionalConsumer, begin?: TransactionStart): void {
+    if (!this.left.has(name)) super.subscribeInTransaction(name, consume, begin);
+  }
+}
+
+/** The bus of a service with the bench's `without`: the consumers it leaves out kept off, else a plain one. */
+function busWithout(log: FastifyBaseLogger, without: ReadonlySet<BenchFeature>): EventBus {
+  const left = new Set<string>(CONSUMERS.filter((name) => without.has('events') || without.has(name)));
+  return left.size === 0 ? new EventBus(log) : new PartialBus(log, left);
 }
 
 /** The observers of the delivery workers given, told in turn; the one alone as it is. */
