@@ -47,6 +47,35 @@ const MAX_ANY_OF = 100;
 /** The exact-match filters of a query schema: every parameter but the paging and window ones. */
 const exactFilters = (base: TObject) => Object.keys(base.properties).filter((k) => !NOT_FILTERS.has(k));
 
+/**
+ * What `readList` looks for in a list's query, named once per list rather than at each request: each exact filter
+ * with its `field[in]`, and each field with ranges with its kind and its four `field[op]` parameters.
+ */
+interface QueryNames {
+  readonly exact: readonly { readonly field: string; readonly anyOf: string }[];
+  readonly ranges: readonly {
+    readonly field: string;
+    readonly kind: ListSpec['ranges'][string];
+    readonly ops: readonly { readonly op: (typeof OPERATORS)[number]; readonly name: string }[];
+  }[];
+}
+const queryNames = new WeakMap<TObject, { readonly spec: ListSpec; readonly names: QueryNames }>();
+
+function namesOf(base: TObject, spec: ListSpec): QueryNames {
+  const known = queryNames.get(base);
+  if (known?.spec === spec) return known.names;
+  const names: QueryNames = {
+    exact: exactFilters(base).map((field) => ({ field, anyOf: `${field}[in]` })),
+    ranges: Object.entries(spec.ranges).map(([field, kind]) => ({
+      field,
+      kind,
+      ops: OPERATORS.map((op) => ({ op, name: `${field}[${op}]` })),
+    })),
+  };
+  queryNames.set(base, { spec, names });
+  return names;
+}
+
 /** A list's query schema: its own filters, then `field[in]`, the range operators, `limit`, `cursor`, `sort` and `q`. */
 export function listQuery(base: TObject, spec: ListSpec, defaultOrder = 'creation order, oldest first'): TObject {
   const props: Record<string, TSchema> = { ...base.properties };
@@ -105,7 +134,7 @@ export interface ListRequest {
   readonly paged: boolean;
   /** The answer carries `nextCursor`: `cursor` was sent, or `limit` where the document has none. */
   readonly showsCursor: boolean;
-  readonly digest: string;
+  readonly digest: () => string;
 }
 
 /**
@@ -116,24 +145,26 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
   const query = raw as Record<string, unknown>;
   const problems: ErrorDetail[] = [];
   const conditions: Record<string, (readonly unknown[])[]> = {};
-  for (const field of exactFilters(base)) {
+  const names = namesOf(base, spec);
+  for (const { field, anyOf } of names.exact) {
     const one = query[field];
-    const list = query[`${field}[in]`];
+    const list = query[anyOf];
     const each: (readonly unknown[])[] = one === undefined ? [] : [[one]];
     if (typeof list === 'string') {
       const read = readAnyOf(list, base.properties[field] as ItemSchema);
-      if (typeof read === 'string') problems.push({ field: `${field}[in]`, message: read });
+      if (typeof read === 'string') problems.push({ field: anyOf, message: read });
       else each.push(read);
     }
     if (each.length > 0) conditions[field] = each;
   }
   const filter: Record<string, Range> = {};
-  for (const field of Object.keys(spec.ranges)) {
-    const bounds: Record<string, string | number> = {};
-    for (const op of OPERATORS) {
-      const value = query[`${field}[${op}]`];
+  for (const { field, kind, ops } of names.ranges) {
+    let bounds: Record<string, string | number> | undefined;
+    for (const { op, name } of ops) {
+      const value = query[name];
       if (value === undefined) continue;
-      if (spec.ranges[field] !== 'instant') {
+      bounds ??= {};
+      if (kind !== 'instant') {
         bounds[op] = value as string | number;
         continue;
       }
@@ -147,7 +178,7 @@ export function readList(raw: object, base: TObject, spec: ListSpec, path: strin
       const other = bounds[kept] as string | undefined;
       bounds[kept] = other === undefined || (kept === 'gt' ? at > other : at < other) ? at : other;
     }
-    if (Object.keys(bounds).length > 0) filter[field] = new Range(bounds);
+    if (bounds) filter[field] = new Range(bounds);
   }
   const sort = query.sort === undefined ? undefined : readSort(String(query.sort), spec, problems);
   let search: ListQuery<object>['search'];
@@ -185,8 +216,8 @@ export interface Paging {
   readonly paged: boolean;
   /** The answer carries `nextCursor`: `cursor` was sent, or `limit` where the document has none. */
   readonly showsCursor: boolean;
-  /** What the list's cursors are bound to: its path and query (but `limit` and `cursor`). */
-  readonly digest: string;
+  /** What the list's cursors are bound to: a digest of its path and query (but `limit` and `cursor`). */
+  readonly digest: () => string;
 }
 
 /**
@@ -196,8 +227,10 @@ export interface Paging {
  */
 export function readPaging(raw: object, path: string, documentLimit = false): Paging {
   const query = raw as Record<string, unknown>;
-  const digest = queryDigest(path, query);
-  const after = typeof query.cursor === 'string' ? decodeCursor(query.cursor, digest) : undefined;
+  // Taken when a cursor is read or written, not for the lists that need neither (most unpaged ones).
+  let taken: string | undefined;
+  const digest = () => (taken ??= queryDigest(path, query));
+  const after = typeof query.cursor === 'string' ? decodeCursor(query.cursor, digest()) : undefined;
   const limit = query.limit as number | undefined;
   const paged = limit !== undefined || after !== undefined;
   return { after, limit, paged, showsCursor: after !== undefined || (paged && !documentLimit), digest };
@@ -277,7 +310,7 @@ function sendPage<B extends object>(
   body: B,
 ): B & { nextCursor?: string | null } {
   reply.header('x-total-count', String(page.total));
-  const cursor = page.next && encodeCursor(list.digest, page.next);
+  const cursor = page.next && encodeCursor(list.digest(), page.next);
   if (cursor) reply.header('link', `<${withCursor(request.url, cursor)}>; rel="next"`);
   return list.showsCursor ? { ...body, nextCursor: cursor ?? null } : body;
 }
