@@ -84,7 +84,10 @@ export class EventBus {
     for (const event of events) {
       for (const { name, consume } of this.consumers) {
         try {
-          await consume(event);
+          // Awaited only when it is work in progress: the consumers of the service return at once (they queue or
+          // hand on), and an await of nothing would still cost each event a turn of the microtask queue.
+          const done = consume(event);
+          if (done !== undefined) await done;
         } catch (err) {
           this.log.error({ err, consumer: name, event: event.type, eventId: event.id }, 'event consumer failed');
         }
