@@ -199,7 +199,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
   const services = createServices(serviceDeps, dispatcher);
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  // The one `onRequest` hook of every request, before the rate limit and the token check: CORS's headers (a preflight
+  // The one `onRequest` hook of every request, before the token check and the rate limit: CORS's headers (a preflight
   // answered here), then a request without Host refused. Its `onSend` pair, above, adds the request id.
   const cors = without.has('cors')
     ? undefined
@@ -211,13 +211,13 @@ export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
     }
     if (!refusedWithoutHost(request, reply)) done();
   });
-  // Preflights to any path reach the hook above through this route (never its handler).
+  // AUTH=token and RATE_LIMIT: the token check, then the rate limit, in a hook each route gets as it is added (so
+  // registered before any route) and one for the requests no route matched (http/auth.ts).
+  if (!without.has('auth')) registerAuth(app, (value) => services.tokens.authenticate(value), config);
+  else app.decorateRequest('principal', null);
+  // Preflights to any path reach the CORS hook through this route (never its handler).
   app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
   registerProtocolAnswers(app);
-
-  // AUTH=token and RATE_LIMIT: the rate limit, then the token check, before every route (http/auth.ts).
-  if (!without.has('auth')) registerAuth(app, (value, hash) => services.tokens.authenticate(value, hash), config);
-  else app.decorateRequest('principal', null);
   // The web app: its page to browsers at `/` and its own paths, its assets under `/assets/`;
   // `/` is the index's route, which gives a browser the page.
   const browserPage = registerWebApp(app, { auth: config.auth }, deps.webDist);

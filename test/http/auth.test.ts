@@ -123,6 +123,21 @@ test('AUTH=token: ADMIN_TOKEN and issued tokens, as Bearer (any case) or X-API-K
   }
 });
 
+test('AUTH=token: only ADMIN_TOKEN itself is the admin: not a part of it, nor it with more after it, nor one byte off', async (t) => {
+  const { api } = await authApp(t);
+  const last = ADMIN_TOKEN.at(-1)!;
+  for (const near of [
+    ADMIN_TOKEN.slice(0, -1),
+    `${ADMIN_TOKEN}x`,
+    `${ADMIN_TOKEN.slice(0, -1)}${last === 'a' ? 'b' : 'a'}`,
+    `x${ADMIN_TOKEN.slice(1)}`,
+    `${ADMIN_TOKEN}${ADMIN_TOKEN}`,
+  ]) {
+    assertError(await api.get('/api/tasks/task_001', bearer(near)), 401, 'UNAUTHENTICATED');
+  }
+  assert.equal((await api.get('/api/tasks/task_001', AS_ADMIN)).status, 200);
+});
+
 test('AUTH=token: scopes: read is GET; write adds changes but not webhooks or tokens; admin is everything', async (t) => {
   const { api, issue } = await authApp(t);
   const read = bearer((await issue({ username: 'r', scopes: ['read'] })).token);

@@ -39,6 +39,18 @@ test('RATE_LIMIT without AUTH: per client address, with X-RateLimit-* on every a
   assert.ok(doc.paths['/api/projects']!.get!.responses['429']);
 });
 
+test('RATE_LIMIT: a HEAD request counts once, as the GET it stands for; a path with no route counts too', async (t) => {
+  const { app } = await testApp(t, { config: { logLevel: 'silent', rateLimit: { max: 5, windowMs: 60_000 } } });
+  const head = await app.inject({ method: 'HEAD', url: '/api/projects', remoteAddress: '10.0.0.5' });
+  assert.equal(head.statusCode, 200);
+  assert.equal(head.headers['x-ratelimit-remaining'], '4');
+  const get = await app.inject({ url: '/api/projects', remoteAddress: '10.0.0.5' });
+  assert.equal(get.headers['x-ratelimit-remaining'], '3');
+  const none = await app.inject({ url: '/api/nothing-here', remoteAddress: '10.0.0.5' });
+  assert.equal(none.statusCode, 404);
+  assert.equal(none.headers['x-ratelimit-remaining'], '2');
+});
+
 test('RATE_LIMIT with AUTH=token: per token; requests without a valid token count against their address', async (t) => {
   const { api, issue } = await authApp(t, { rateLimit: { max: 3, windowMs: 60_000 } });
   const alice = bearer((await issue({ username: 'alice', scopes: ['read'] })).token);
