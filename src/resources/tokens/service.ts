@@ -110,11 +110,11 @@ export class TokenService {
   }
 
   /**
-   * Who `value` is (`hash`: its SHA-256, when the caller has it already), when it is a token that exists and has
-   * not expired; its `lastUsedAt` then becomes now (written at most once a second per token: it lags the last use
-   * by under a second). Undefined otherwise.
+   * Who `value` is, when it is a token that exists and has not expired; its `lastUsedAt` then becomes now (written
+   * at most once a second per token: it lags the last use by under a second). Undefined otherwise.
    */
-  async authenticate(value: string, hash = tokenHash(value)): Promise<Principal | undefined> {
+  async authenticate(value: string): Promise<Principal | undefined> {
+    const hash = tokenHash(value);
     const [record] = await this.deps.store.tokens.list({ hash });
     // The lookup is by hash, not by the secret; the comparison of what was found is constant-time anyway.
     if (!record || !sameHash(record.hash, hash)) return undefined;
