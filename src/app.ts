@@ -80,14 +80,7 @@ export interface AppDeps {
  * or one of their consumers alone (`activity-log`, `notifications`, `stream`, `webhooks`).
  */
 export type BenchFeature =
-  | 'request-id'
-  | 'cors'
-  | 'auth'
-  | 'validation'
-  | 'serialization'
-  | 'etag'
-  | 'events'
-  | (typeof CONSUMERS)[number];
+  'request-id' | 'cors' | 'auth' | 'validation' | 'serialization' | 'etag' | 'events' | (typeof CONSUMERS)[number];
 
 /** Builds the service: every plugin, route and dependency wired explicitly. Never listens. */
 export async function buildApp(deps: AppDeps = {}): Promise<FastifyInstance> {
