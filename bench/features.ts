@@ -33,7 +33,8 @@ const { values: a } = parseArgs({
     routes: { type: 'string', default: 'get,list,post' },
     /** Instructions: requests counted per route, after `warmup` not counted. */
     requests: { type: 'string', default: '1000' },
-    'warmup-requests': { type: 'string', default: '1000' },
+    /** Enough for V8 to have optimized a create's path: after 1,000, a `POST` still ran much of it as baseline code. */
+    'warmup-requests': { type: 'string', default: '5000' },
     /** How many valgrind runs at once (instructions do not depend on load). */
     jobs: { type: 'string', default: '2' },
     /** How long a service may take to start under valgrind (minutes: on a busy machine, many). */
@@ -224,11 +225,16 @@ async function startCounted(variant: Variant, dir: string): Promise<Counted> {
 }
 
 /**
- * The instructions (`Ir`) of the newest dump of `outFile`: all of them, and those of Turbofan compiling (the
- * inclusive cost of `Runtime_CompileOptimized`, from callgrind_annotate), which depend on when V8 decides to optimize
- * more than on the requests.
+ * The instructions (`Ir`) of the newest dump of `outFile`: all of them, those of Turbofan compiling (the inclusive
+ * cost of `Runtime_CompileOptimized`, from callgrind_annotate) and those of the garbage collector (the inclusive costs
+ * of `IncrementalMarking::Step`, `Heap::CollectGarbage` and `Heap::StartIncrementalMarking`, which do not call each
+ * other), which depend on when V8 decides to optimize or collect more than on the requests.
  */
-function lastDump(outFile: string, dir: string, before: Set<string>): { total: number; compiling: number } {
+function lastDump(
+  outFile: string,
+  dir: string,
+  before: Set<string>,
+): { total: number; compiling: number; collecting: number } {
   const base = outFile.slice(dir.length + 1);
   const fresh = readdirSync(dir).filter((f) => f.startsWith(base) && !before.has(f));
   if (fresh.length !== 1) throw new Error(`expected one new dump of ${base}, found ${fresh.join(', ') || 'none'}`);
@@ -239,8 +245,18 @@ function lastDump(outFile: string, dir: string, before: Set<string>): { total: n
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
-  const compiling = /^\s*([\d,]+) .*Runtime_CompileOptimized\(/m.exec(annotated);
-  return { total: Number(m[1]), compiling: compiling ? Number(compiling[1]!.replaceAll(',', '')) : 0 };
+  const inclusive = (name: string) => {
+    const line = new RegExp(`^\\s*([\\d,]+) .*v8::internal::${name}\\(`, 'm').exec(annotated);
+    return line ? Number(line[1]!.replaceAll(',', '')) : 0;
+  };
+  return {
+    total: Number(m[1]),
+    compiling: inclusive('Runtime_CompileOptimized'),
+    collecting:
+      inclusive('IncrementalMarking::Step') +
+      inclusive('Heap::CollectGarbage') +
+      inclusive('Heap::StartIncrementalMarking'),
+  };
 }
 
 async function countVariant(variant: Variant, dir: string): Promise<Record<string, number>> {
@@ -256,12 +272,14 @@ async function countVariant(variant: Variant, dir: string): Promise<Record<strin
       const before = new Set(readdirSync(dir));
       await load(server.url, route.target, amount, 10, variant.token);
       await server.control('dump');
-      const { total, compiling } = lastDump(server.outFile, dir, before);
-      perRoute[route.key] = (total - compiling) / amount;
-      perRoute[`${route.key}+compiling`] = total / amount;
+      const { total, compiling, collecting } = lastDump(server.outFile, dir, before);
+      perRoute[route.key] = (total - compiling - collecting) / amount;
+      perRoute[`${route.key}+compiling`] = (total - collecting) / amount;
+      perRoute[`${route.key}+collecting`] = collecting / amount;
       log(
         `  ${variant.key.padEnd(14)} ${route.name.padEnd(24)} ${Math.round(total / amount)} instructions, ` +
-          `${Math.round((total - compiling) / amount)} without Turbofan's`,
+          `${Math.round((total - compiling - collecting) / amount)} without Turbofan's and the collector's ` +
+          `(collector: ${Math.round(collecting / amount)})`,
       );
     }
   } finally {
