@@ -115,7 +115,8 @@ function credentialOf(request: FastifyRequest, route: Route): string | AppError 
 /**
  * API tokens (`AUTH=token`): every API request but those of public routes is checked. Missing, unknown, revoked or
  * expired: `401 UNAUTHENTICATED` with `WWW-Authenticate: Bearer`; without the scope the request needs:
- * `403 FORBIDDEN`. `ADMIN_TOKEN` is an admin token of username `admin`, compared in constant time.
+ * `403 FORBIDDEN`. `ADMIN_TOKEN` is an admin token of username `admin`, compared in constant time. The principal
+ * found is `request.principal`, whose username is the actor of what the request changes.
  */
 export class Authenticator {
   /** `ADMIN_TOKEN` as bytes, and room for as many bytes of a token to compare with it. */
