@@ -155,7 +155,7 @@ export class Authenticator {
    * Whether `value` is `ADMIN_TOKEN`, in a time that tells nothing of it: as many bytes of `value` as the admin token
    * has (zero-filled) compared whole in constant time, then the lengths, both always. Its time depends only on the
    * lengths. (Not by SHA-256, as before: in the running service a hash per request cost 7 µs of a 30 µs `GET`,
-   * bench/README.md, *What each part costs*.)
+   * bench/HISTORY.md, *tokens and the rate limit*.)
    */
   private isAdmin(value: string): boolean {
     const written = this.candidate.write(value, 'utf8');

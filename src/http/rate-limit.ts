@@ -30,9 +30,9 @@ function inWords(ms: number): string {
  * ends); past the limit, `429 RATE_LIMITED` with `Retry-After`. The keys live in this process, in a bounded LRU map.
  *
  * The rules and headers are @fastify/rate-limit's (with its defaults), which the service used before: the count is
- * kept here, in the request's one guard hook with the token check (http/auth.ts), because the plugin's own hook
+ * kept here, in the guard hook each route has with the token check (http/auth.ts), because the plugin's own hook
  * (asynchronous, reading the route's options anew, a promise per count) was most of what `RATE_LIMIT` cost a
- * request (bench/README.md, *What each part costs*).
+ * request (bench/HISTORY.md, *tokens and the rate limit*).
  */
 export class RateLimiter {
   private readonly windows = new LruMap<Window>(KEYS_REMEMBERED);

@@ -12,7 +12,7 @@ let lastIso = '';
 /**
  * Timestamps are ISO 8601 UTC with milliseconds. One change stamps the same millisecond several times (its record,
  * its event, its activity entries, its deliveries), and `toISOString` is a call into the engine's runtime: the last
- * one written is reused for the same millisecond (bench/README.md, *What each part costs*).
+ * one written is reused for the same millisecond (bench/HISTORY.md, *a create's consumers, one by one*).
  */
 export function iso(date: Date): string {
   const ms = date.getTime();
