@@ -99,12 +99,12 @@ async function barePgSpec(databaseUrl: string): Promise<ServerSpec> {
 }
 
 /**
- * The servers of one round, and what to clean up after it. On PostgreSQL the service and the bare server each get
- * a fresh copy of the seeded database, dropped by `cleanup`.
+ * The servers of one round, those `names` says, and what to clean up after it. On PostgreSQL the service and the bare
+ * server each get a fresh copy of the seeded database, dropped by `cleanup`.
  */
 export async function specs(
   store: Store = 'memory',
-  names: readonly ServerName[] = [],
+  names: readonly ServerName[],
 ): Promise<{ specs: Partial<Record<ServerName, ServerSpec>>; cleanup: () => Promise<void> }> {
   if (store === 'memory') {
     const all: Partial<Record<ServerName, ServerSpec>> = {};
