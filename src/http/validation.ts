@@ -169,21 +169,40 @@ function textProblem(text: string): string | undefined {
 }
 
 function findUnstorable(value: unknown, path: string, found: ErrorObject[]): void {
-  if (typeof value === 'string') {
-    const problem = textProblem(value);
-    if (problem) found.push(unstorableError(path, problem));
-  } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) found.push(unstorableError(path, OUT_OF_RANGE));
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => findUnstorable(item, `${path}/${i}`, found));
+  const problem = leafProblem(value);
+  if (problem) found.push(unstorableError(path, problem));
+  else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) findInside(value[i], path, String(i), found);
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      const problem = textProblem(key);
-      if (problem) found.push(unstorableError(at, problem));
-      else findUnstorable(item, at, found);
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const keyProblem = textProblem(key);
+      if (keyProblem) found.push(unstorableError(pointerTo(path, key), keyProblem));
+      else findInside((value as Record<string, unknown>)[key], path, key, found);
     }
   }
+}
+
+/**
+ * The item `key` of the array or object at `path`. Its path is written only when it has a problem or items of its
+ * own: most items of a request are strings that can be stored, and need none.
+ */
+function findInside(item: unknown, path: string, key: string, found: ErrorObject[]): void {
+  if (item !== null && typeof item === 'object') return findUnstorable(item, pointerTo(path, key), found);
+  const problem = leafProblem(item);
+  if (problem) found.push(unstorableError(pointerTo(path, key), problem));
+}
+
+/** Why a string or a number cannot be stored, or undefined when it can (and for anything else). */
+function leafProblem(value: unknown): string | undefined {
+  if (typeof value === 'string') return textProblem(value);
+  if (typeof value === 'number' && !Number.isFinite(value)) return OUT_OF_RANGE;
+  return undefined;
+}
+
+/** The JSON Pointer of `key` under `path` (`~` and `/` escaped). */
+function pointerTo(path: string, key: string): string {
+  return `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
 function unstorableError(instancePath: string, message: string): ErrorObject {
