@@ -62,7 +62,7 @@ export async function bareSpec(busyMicros = 0): Promise<ServerSpec> {
 }
 
 /** json-server 0.17's own command line over a db.json of the same seeded tasks and activity, mounted under /api. */
-async function jsonServerSpec(): Promise<ServerSpec> {
+export async function jsonServerSpec(): Promise<ServerSpec> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'pm-bench-'));
   writeFileSync(join(dir, 'db.json'), JSON.stringify({ tasks: seed.tasks, 'activity-log': seed.activity }, null, 2));
