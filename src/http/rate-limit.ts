@@ -48,13 +48,14 @@ export class RateLimiter {
 
   /** Counts a request of `key` and sets its headers on `reply`; answers the refusal when it is over the limit. */
   count(key: string, reply: FastifyReply, now = Date.now()): AppError | undefined {
+    // `get` marks the key as the most recently seen; a key seen for the first time is added.
     let window = this.windows.get(key);
-    if (window === undefined || window.startedAt + this.windowMs <= now) {
-      window = { count: 1, startedAt: now };
-    } else {
-      window.count++;
+    if (window === undefined) this.windows.set(key, (window = { count: 0, startedAt: now }));
+    if (window.startedAt + this.windowMs <= now) {
+      window.count = 0;
+      window.startedAt = now;
     }
-    this.windows.set(key, window);
+    window.count++;
     const resetS = Math.ceil((this.windowMs - (now - window.startedAt)) / 1000);
     reply.header('x-ratelimit-limit', this.max);
     if (window.count <= this.max) {
