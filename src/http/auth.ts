@@ -231,9 +231,10 @@ export function registerAuth(app: FastifyInstance, authenticate: Authenticate, o
       }
     };
 
-  // Every route, a GET's HEAD route too (added with the GET's options as they were before this hook).
+  // Every route, a GET's HEAD route too (added with the GET's options as they were before this hook). First among
+  // the route's own hooks, as a hook of every request would be: nothing of the route runs before the guard.
   app.addHook('onRoute', (added) => {
-    added.onRequest = [...[added.onRequest ?? []].flat(), guard({ url: added.url, config: added.config ?? {} })];
+    added.onRequest = [guard({ url: added.url, config: added.config ?? {} }), ...[added.onRequest ?? []].flat()];
   });
   const unrouted = guard(NO_ROUTE);
   app.addHook('onRequest', (request, reply, done) => (request.is404 ? unrouted(request, reply, done) : done()));

@@ -124,3 +124,14 @@ test('the window: it starts at the first request of a key, counts down its reset
   assert.equal(again.headers['x-ratelimit-remaining'], 1);
   assert.equal(again.headers['x-ratelimit-reset'], 60);
 });
+
+test("the guard runs before a route's own hooks: a docs URL the route answers 404 itself is still counted", async (t) => {
+  const { app } = await testApp(t, { config: { logLevel: 'silent', rateLimit: { max: 1, windowMs: 60_000 } } });
+  // The docs page's own hook answers its second copies of the document 404 (http/openapi.ts).
+  const first = await app.inject({ url: '/docs/json', remoteAddress: '10.0.0.7' });
+  assert.equal(first.statusCode, 404);
+  assert.equal(first.headers['x-ratelimit-remaining'], '0');
+  const second = await app.inject({ url: '/docs/json', remoteAddress: '10.0.0.7' });
+  assert.equal(second.statusCode, 429);
+  assert.equal(second.json().error.code, 'RATE_LIMITED');
+});
