@@ -4,7 +4,7 @@ import type { DomainEvent } from '../events/types.ts';
 import { changeEvents } from '../events/webhooks.ts';
 import type { Collections } from '../store/store.ts';
 import type { StreamEntry } from '../store/types.ts';
-import { eventBody } from '../model/outbound.ts';
+import { eventBody, type OutboundEvent } from '../model/outbound.ts';
 
 /** The stream's events are known by their position, not by an event id: none is drawn for them. */
 const NO_IDS: IdGenerator = (prefix) => `${prefix}_`;
@@ -26,11 +26,7 @@ export class StreamEntries {
 
   async of(event: DomainEvent, tx: Pick<Collections, 'tasks'>): Promise<StreamEntry[]> {
     const projectId = await this.projectOf(event, tx);
-    return changeEvents(event, NO_IDS).map((outbound) => ({
-      type: outbound.type,
-      projectId,
-      body: JSON.stringify(eventBody(outbound)),
-    }));
+    return changeEvents(event, NO_IDS).map((outbound) => new Entry(outbound, projectId));
   }
 
   private async projectOf(event: DomainEvent, tx: Pick<Collections, 'tasks'>): Promise<string | null> {
@@ -76,5 +72,32 @@ export class StreamEntries {
       this.taskProjects.delete(this.taskProjects.keys().next().value!);
     }
     this.taskProjects.set(taskId, projectId);
+  }
+}
+
+/**
+ * An entry whose body, the event as JSON, is made when first read: by the durable stores as they write it in the
+ * change's transaction, by the memory store only once a client needs the event. A record is never changed once
+ * stored (a change stores a new one), so the body made later is the one made now would be.
+ */
+class Entry implements StreamEntry {
+  readonly type: string;
+  private event: OutboundEvent | undefined;
+  private made: string | undefined;
+
+  constructor(
+    event: OutboundEvent,
+    readonly projectId: string | null,
+  ) {
+    this.type = event.type;
+    this.event = event;
+  }
+
+  get body(): string {
+    if (this.made === undefined) {
+      this.made = JSON.stringify(eventBody(this.event!));
+      this.event = undefined; // the record is no longer needed here once its text is made
+    }
+    return this.made;
   }
 }

@@ -20,15 +20,36 @@ export interface Delivery extends StreamEntry {
 
 /** An entry at its position, ready to send. */
 export function deliveryOf(entry: StreamEntry, position: Position, id: string): Delivery {
-  return {
-    type: entry.type,
-    projectId: entry.projectId,
-    body: entry.body,
-    position,
-    id,
+  return new Framed(entry, position, id);
+}
+
+/**
+ * A delivery whose frame (and so its entry's body) is made when a client first needs it, then kept for the others:
+ * the memory store's ring keeps the last events for clients that may come, and while none reads them, none of their
+ * text is made (bench/HISTORY.md, *what the collector copies*).
+ */
+class Framed implements Delivery {
+  readonly type: string;
+  readonly projectId: string | null;
+  private made: string | undefined;
+
+  constructor(
+    private readonly entry: StreamEntry,
+    readonly position: Position,
+    readonly id: string,
+  ) {
+    this.type = entry.type;
+    this.projectId = entry.projectId;
+  }
+
+  get body(): string {
+    return this.entry.body;
+  }
+
+  get frame(): string {
     // The body is JSON from JSON.stringify: one line (line breaks in strings are escaped).
-    frame: `id: ${id}\nevent: ${entry.type}\ndata: ${entry.body}\n\n`,
-  };
+    return (this.made ??= `id: ${this.id}\nevent: ${this.type}\ndata: ${this.entry.body}\n\n`);
+  }
 }
 
 /** Why a client's `Last-Event-ID` cannot be resumed from. */

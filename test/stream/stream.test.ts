@@ -247,6 +247,34 @@ describe('GET /api/stream', () => {
     );
   });
 
+  test('events written while no client reads are replayed as they were made, whatever changed since', async (t) => {
+    const { api, open } = await streaming(t);
+    const first = await open('', { 'last-event-id': 'garbage' });
+    const [reset] = await first.take(1);
+    first.close();
+    // No client is connected from here: the events are kept (their text made when a client first needs it).
+    const created = (await api.post('/api/tasks', { projectId: 'proj_001', title: 'Before', assignee: 'bob' })).body
+      .data;
+    const updated = (await api.patch(`/api/tasks/${created.id}`, { title: 'After', status: 'done' })).body.data;
+    await api.delete(`/api/tasks/${created.id}`);
+    const again = await open('?types=task.*', { 'last-event-id': reset!.id! });
+    const events = await again.take(3);
+    assert.deepEqual(
+      events.map((e) => ({ event: e.event, ...body(e) })),
+      [
+        { event: 'task.created', type: 'task.created', timestamp: created.createdAt, data: created },
+        {
+          event: 'task.updated',
+          type: 'task.updated',
+          timestamp: body(events[1]!).timestamp,
+          data: updated,
+          previous: { title: 'Before', status: 'todo' },
+        },
+        { event: 'task.deleted', type: 'task.deleted', timestamp: body(events[2]!).timestamp, data: updated },
+      ],
+    );
+  });
+
   test('STREAM_FLUSH_MS: changes made together reach clients of different filters, each its own, once, in order', async (t) => {
     const { api, open } = await streaming(t, { config: { logLevel: 'silent', streamFlushMs: 50 } });
     const all = await open();
