@@ -26,7 +26,7 @@ export function deliveryOf(entry: StreamEntry, position: Position, id: string): 
 /**
  * A delivery whose frame (and so its entry's body) is made when a client first needs it, then kept for the others:
  * the memory store's ring keeps the last events for clients that may come, and while none reads them, none of their
- * text is made (bench/HISTORY.md, *what the collector copies*).
+ * text is made (bench/HISTORY.md, *the stream's text, made when a client needs it*).
  */
 class Framed implements Delivery {
   readonly type: string;
