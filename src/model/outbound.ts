@@ -15,15 +15,10 @@ export interface OutboundEvent {
 }
 
 /**
- * The body of an event as a webhook receives it, `{ type, timestamp, data }` and an update's `previous`: built here
- * only, for the webhook deliveries and the event stream alike.
+ * The body of an event as a webhook receives it, as JSON: `{ type, timestamp, data }` and an update's `previous`. Made
+ * here only, for the webhook deliveries and the event stream alike (one line: JSON.stringify escapes line breaks).
  */
-export function eventBody(event: OutboundEvent): {
-  type: string;
-  timestamp: string;
-  data: unknown;
-  previous?: Readonly<Record<string, unknown>>;
-} {
+export function eventJson(event: OutboundEvent): string {
   const { type, timestamp, data, previous } = event;
-  return previous === undefined ? { type, timestamp, data } : { type, timestamp, data, previous };
+  return JSON.stringify(previous === undefined ? { type, timestamp, data } : { type, timestamp, data, previous });
 }

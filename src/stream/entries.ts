@@ -4,7 +4,7 @@ import type { DomainEvent } from '../events/types.ts';
 import { changeEvents } from '../events/webhooks.ts';
 import type { Collections } from '../store/store.ts';
 import type { StreamEntry } from '../store/types.ts';
-import { eventBody, type OutboundEvent } from '../model/outbound.ts';
+import { eventJson, type OutboundEvent } from '../model/outbound.ts';
 
 /** The stream's events are known by their position, not by an event id: none is drawn for them. */
 const NO_IDS: IdGenerator = (prefix) => `${prefix}_`;
@@ -95,7 +95,7 @@ class Entry implements StreamEntry {
 
   get body(): string {
     if (this.made === undefined) {
-      this.made = JSON.stringify(eventBody(this.event!));
+      this.made = eventJson(this.event!);
       this.event = undefined; // the record is no longer needed here once its text is made
     }
     return this.made;

@@ -1,4 +1,4 @@
-import { eventBody, type OutboundEvent } from '../../model/outbound.ts';
+import { eventJson, type OutboundEvent } from '../../model/outbound.ts';
 import type { DeliveryRecord } from '../../model/delivery.ts';
 import {
   pendingAttempt,
@@ -116,7 +116,7 @@ export class Staging {
   /** The payload of an event, made when first queued (and shared by its deliveries to several webhooks). */
   private bodyOf(event: OutboundEvent): string {
     let body = this.bodies.get(event);
-    if (body === undefined) this.bodies.set(event, (body = JSON.stringify(eventBody(event))));
+    if (body === undefined) this.bodies.set(event, (body = eventJson(event)));
     return body;
   }
 
